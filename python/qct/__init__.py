@@ -1,0 +1,8 @@
+"""qct: fused quantize-convert-transpose kernels for MXFP4/FP8 on Hopper GPUs.
+
+The package is the CLI and a thin binding: the compiler is the `qct-compile`
+binary, the runtime and the numerics reference are shared libraries reached
+through their C ABIs (ctypes), so the same package works under any Python.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,41 @@
+"""Every environment variable qct reads, declared once with its type, default and meaning.
+
+`qct env` prints this table; code reads variables only through `get`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    name: str
+    type: str
+    default: str
+    doc: str
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+VARIABLES: tuple[EnvVar, ...] = (
+    EnvVar("QCT_BUILD_DIR", "path", str(REPO_ROOT / "build"),
+           "CMake build folder holding bin/qct-compile and lib/libqct_*.so"),
+)
+# The runtime's own variables (cache folder, cache switches, dump folder, verbosity) are declared in
+# the runtime library and read from it through its C ABI, so each is declared once.
+
+_BY_NAME = {v.name: v for v in VARIABLES}
+
+
+def get(name: str) -> str:
+    """The variable's value, or its default (a declared name only)."""
+    var = _BY_NAME[name]
+    value = os.environ.get(name)
+    return value if value not in (None, "") else var.default
+
+
+def build_dir() -> Path:
+    return Path(get("QCT_BUILD_DIR"))
