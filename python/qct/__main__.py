@@ -1,0 +1,5 @@
+import sys
+
+from qct.cli import main
+
+sys.exit(main())

@@ -1,0 +1,61 @@
+"""The `qct` command line: one subcommand per module in qct.commands.
+
+Each module exposes `register(subparsers)`, which adds its parser and sets
+`func(args) -> int` on it. Errors are one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Order is the order of `qct --help`.
+COMMAND_MODULES = ("compile", "emit", "check", "selfcheck", "run", "bench", "tune", "cache", "env")
+
+
+class QctError(Exception):
+    """An error the user can fix; printed as one line, exit code 1 (or .exit_code)."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qct",
+        description="qct: compile declarative quantize-convert-transpose specs into CUDA kernels, "
+        "then run, verify, benchmark and tune them.",
+    )
+    parser.add_argument("--version", action="version", version="qct 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"qct.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"qct.commands.{name}":
+                continue  # not built into this version
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except QctError as e:
+        print(f"qct {args.command}: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print(f"qct {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
