@@ -313,7 +313,7 @@ void Validator::parseSource(const json &root, KernelSpec &spec) {
   if (!format)
     errorMissing("source", "format", "allowed: " + joinNames(kSourceFormats));
   else if (auto name = oneOf(*format, "source.format", kSourceFormats))
-    sourceFormat = *parseFormat(*name);
+    spec.source.format = *(sourceFormat = parseFormat(*name));
 
   const json *scales = member(*source, "scales");
   if (scales && sourceFormat && !isQuantizedFormat(*sourceFormat)) {
