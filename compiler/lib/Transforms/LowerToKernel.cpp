@@ -1,0 +1,70 @@
+//===- LowerToKernel.cpp - Kernel family and symbolic schedule knobs ------===//
+//
+// The last step before emission: choose the device library's kernel family
+// and attach its schedule knobs (docs/device-library.md). The knobs are
+// symbols with legal values and a default; the IR and the emitted CUDA never
+// fix them, the runtime binds them with -D so it can tune without a compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qct/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::qct {
+#define GEN_PASS_DEF_QCTLOWERTOKERNEL
+#include "qct/Transforms/Passes.h.inc"
+} // namespace mlir::qct
+
+using namespace mlir;
+using namespace mlir::qct;
+
+namespace {
+struct QCTLowerToKernelPass
+    : public mlir::qct::impl::QCTLowerToKernelBase<QCTLowerToKernelPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    MLIRContext *ctx = &getContext();
+    LoadSourceOp source = getKernelSource(kernel);
+    if (!source) {
+      kernel.emitOpError("has no qct.load_source to lower");
+      return signalPassFailure();
+    }
+
+    // A col output reads a staged (transposed) tile: only the tile family
+    // has the shared-memory tile. Unstaged col values mean the staging pass
+    // did not run, which the emitter could not print efficiently.
+    bool anyCol = false;
+    for (StoreOutputOp out : getKernelOutputs(kernel)) {
+      if (cast<TileType>(out.getValue().getType()).getLayout() != Layout::col)
+        continue;
+      anyCol = true;
+      bool staged = false;
+      for (Operation *op = out.getValue().getDefiningOp(); op && !staged;
+           op = op->getNumOperands() ? op->getOperand(0).getDefiningOp()
+                                     : nullptr)
+        staged = isa<StageOp>(op);
+      if (!staged) {
+        out.emitOpError("col output is not staged; run qct-stage-transposes");
+        return signalPassFailure();
+      }
+    }
+
+    KernelFamily family = anyCol ? KernelFamily::tile : KernelFamily::row;
+    SmallVector<Attribute> knobs;
+    if (family == KernelFamily::row) {
+      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
+      knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4}, 2));
+    } else {
+      // An fp32 tile of 128 features is 66 KiB of shared memory, above the
+      // 48 KiB every launch gets without an opt-in: default to 64 there.
+      bool fp32 = source.getResult().getType().getFormat() == Format::fp32;
+      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
+      knobs.push_back(
+          KnobAttr::get(ctx, "QCT_TILE_K", {64, 128}, fp32 ? 64 : 128));
+    }
+    kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
+    kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));
+  }
+};
+} // namespace
