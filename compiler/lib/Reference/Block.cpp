@@ -30,8 +30,8 @@ int ceilScaleExponent(double amax, const FloatFormat &F) {
   return fa > fm ? e + 1 : e;
 }
 
-uint8_t quantizeMxBlock(const double *x, int64_t n, const FloatFormat &F,
-                        bool rceil, uint8_t *codes) {
+template <const FloatFormat &F>
+uint8_t mxBlock(const double *x, int64_t n, bool rceil, uint8_t *codes) {
   double amax = 0;
   for (int64_t i = 0; i < n; ++i) {
     double a = std::fabs(x[i]);
@@ -54,8 +54,17 @@ uint8_t quantizeMxBlock(const double *x, int64_t n, const FloatFormat &F,
   // factor is 2^-127 .. 2^127. So round_F sees the exact quotient.
   double inv = pow2(127 - b);
   for (int64_t i = 0; i < n; ++i)
-    codes[i] = uint8_t(encode(x[i] * inv, F));
+    codes[i] = uint8_t(encodeFast<F>(x[i] * inv));
   return uint8_t(b);
+}
+
+uint8_t quantizeMxBlock(const double *x, int64_t n, const FloatFormat &F,
+                        bool rceil, uint8_t *codes) {
+  if (&F == &kE2M1)
+    return mxBlock<kE2M1>(x, n, rceil, codes);
+  if (&F == &kE4M3)
+    return mxBlock<kE4M3>(x, n, rceil, codes);
+  return mxBlock<kE5M2>(x, n, rceil, codes);
 }
 
 double fp32Quotient(double x, double s) {
@@ -72,9 +81,17 @@ double fp32Quotient(double x, double s) {
   // Beyond 24 bits (fp8 1x128 sources: 4-bit element times a 24-bit scale)
   // use the exact integer division.
   if ((bitsOf(x) & ((uint64_t(1) << 29) - 1)) == 0)
-    return double(f32FromBits(encode(x / s, kFP32)));
+    return double(f32FromBits(encodeFast<kFP32>(x / s)));
   return divRoundF32(x, s);
 }
+
+namespace {
+template <const FloatFormat &F>
+void amaxElements(const double *x, int64_t n, double s, uint8_t *codes) {
+  for (int64_t i = 0; i < n; ++i)
+    codes[i] = uint8_t(encodeFast<F>(fp32Quotient(x[i], s)));
+}
+} // namespace
 
 float quantizeFp8AmaxBlock(const double *x, int64_t n, const FloatFormat &F,
                            uint8_t *codes) {
@@ -93,8 +110,10 @@ float quantizeFp8AmaxBlock(const double *x, int64_t n, const FloatFormat &F,
     s = 1.0; // amax == 0, or the quotient underflowed fp32
   else if (std::isinf(s))
     s = double(FLT_MAX); // only MX/fp8 sources beyond fp32's range (Decisions)
-  for (int64_t i = 0; i < n; ++i)
-    codes[i] = uint8_t(encode(fp32Quotient(x[i], s), F));
+  if (&F == &kE4M3)
+    amaxElements<kE4M3>(x, n, s, codes);
+  else
+    amaxElements<kE5M2>(x, n, s, codes);
   return float(s);
 }
 
@@ -124,11 +143,21 @@ int alignedScaleExponent(int bmax, const FloatFormat &src,
   return e < -149 ? -149 : (e > 127 ? 127 : e);
 }
 
-void quantizeFp8FixedBlock(const double *x, int64_t n, const FloatFormat &F,
-                           int sExp, uint8_t *codes) {
+namespace {
+template <const FloatFormat &F>
+void fixedBlock(const double *x, int64_t n, int sExp, uint8_t *codes) {
   double inv = pow2(-sExp); // exact scaling: one rounding into F
   for (int64_t i = 0; i < n; ++i) // NaN passes unscaled, its sign explicit
-    codes[i] = uint8_t(encode(std::isnan(x[i]) ? x[i] : x[i] * inv, F));
+    codes[i] = uint8_t(encodeFast<F>(std::isnan(x[i]) ? x[i] : x[i] * inv));
+}
+} // namespace
+
+void quantizeFp8FixedBlock(const double *x, int64_t n, const FloatFormat &F,
+                           int sExp, uint8_t *codes) {
+  if (&F == &kE4M3)
+    fixedBlock<kE4M3>(x, n, sExp, codes);
+  else
+    fixedBlock<kE5M2>(x, n, sExp, codes);
 }
 
 } // namespace qct::ref

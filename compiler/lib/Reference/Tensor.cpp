@@ -422,13 +422,14 @@ private:
   void writeIeee(uint8_t *row, int64_t col, const double *x, int64_t n) {
     if (out_.format == QCT_REF_FP32) {
       for (int64_t i = 0; i < n; ++i) {
-        uint32_t c = encode(x[i], kFP32);
+        uint32_t c = encodeFast<kFP32>(x[i]);
         std::memcpy(row + 4 * (col + i), &c, 4);
       }
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
-      uint16_t c = uint16_t(encode(x[i], F_));
+      uint16_t c = uint16_t(out_.format == QCT_REF_BF16 ? encodeFast<kBF16>(x[i])
+                                                       : encodeFast<kFP16>(x[i]));
       std::memcpy(row + 2 * (col + i), &c, 2);
     }
   }
@@ -445,7 +446,7 @@ private:
 /// overflow to Inf, NaN to the canonical NaN).
 void roundThroughBf16(double *x, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    x[i] = decodeBF16(uint16_t(encode(x[i], kBF16)));
+    x[i] = decodeBF16(uint16_t(encodeFast<kBF16>(x[i])));
 }
 
 void fillPadding(const qct_ref_output &out, const Plan &p) {
