@@ -97,23 +97,43 @@ std::string joinNames(ArrayRef<StringRef> names) {
   return llvm::join(names.begin(), names.end(), ", ");
 }
 
+/// Whether `a` becomes `b` by swapping two adjacent characters ("fromat").
+bool isTransposition(StringRef a, StringRef b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i + 1 < a.size(); ++i)
+    if (a[i] != b[i])
+      return a[i] == b[i + 1] && a[i + 1] == b[i] &&
+             a.substr(i + 2) == b.substr(i + 2);
+  return false;
+}
+
 /// The closest of `candidates` to `word`, if it is close enough to be a
-/// plausible typo (a case difference, or about one edit per three letters).
+/// plausible typo: a case difference, one swap of neighbours, or about one
+/// edit per five letters (looser limits suggest unrelated names, such as
+/// "row_major" for "col_major").
 std::optional<StringRef> closest(StringRef word,
                                  ArrayRef<StringRef> candidates) {
   std::optional<StringRef> best;
   unsigned bestDistance = ~0u;
   for (StringRef c : candidates) {
-    if (word.equals_insensitive(c))
+    if (word.equals_insensitive(c) || isTransposition(word, c))
       return c;
     unsigned d = word.edit_distance(c, /*AllowReplacements=*/true);
-    unsigned limit = std::max<unsigned>(1, (c.size() + 2) / 3);
+    unsigned limit = c.size() / 5;
     if (d <= limit && d < bestDistance) {
       best = c;
       bestDistance = d;
     }
   }
   return best;
+}
+
+/// Every enum spelling of the language: a found value that is one of these
+/// is a real term used in the wrong place, so no "did you mean" for it.
+bool isKnownTerm(StringRef word) {
+  return parseFormat(word) || parseLayout(word) || parseScalePolicy(word) ||
+         parseScaleLayout(word) || parseOffsetsType(word);
 }
 
 std::string didYouMean(StringRef word, ArrayRef<StringRef> candidates) {
@@ -255,8 +275,9 @@ private:
                                     StringRef why = "") {
     if (v.is_string() && llvm::is_contained(allowed, v.get<std::string>()))
       return v.get<std::string>();
-    std::string hint = v.is_string() ? didYouMean(v.get<std::string>(), allowed)
-                                     : std::string();
+    std::string hint = v.is_string() && !isKnownTerm(v.get<std::string>())
+                           ? didYouMean(v.get<std::string>(), allowed)
+                           : std::string();
     std::string ctx = context.empty() ? std::string() : (" " + context).str();
     std::string tail = why.empty() ? std::string() : (" (" + why + ")").str();
     error(path, "found " + describe(v) + hint + ", allowed" + ctx + ": " +
@@ -719,6 +740,54 @@ std::string syntaxMessage(const json::parse_error &e) {
   return "invalid JSON: " + msg;
 }
 
+/// nlohmann reports the last byte it read, which for a string, number or
+/// literal is the token's end; a diagnostic should point at its start.
+size_t tokenStart(StringRef text, size_t offset) {
+  if (offset >= text.size())
+    return offset;
+  auto isWordChar = [](char c) {
+    return llvm::isAlnum(c) || c == '.' || c == '+' || c == '-' || c == '_';
+  };
+  if (text[offset] == '"' && offset > 0) {
+    // The closing quote of a string: find the opening one (strings in a
+    // spec hold no escaped quotes that matter for a position).
+    size_t open = text.rfind('"', offset - 1);
+    while (open != StringRef::npos && open > 0 && text[open - 1] == '\\')
+      open = text.rfind('"', open - 1);
+    return open == StringRef::npos ? offset : open;
+  }
+  if (isWordChar(text[offset]))
+    while (offset > 0 && isWordChar(text[offset - 1]))
+      --offset;
+  return offset;
+}
+
+/// The last character before `offset` that is not whitespace or inside a
+/// comment (0 if none).
+char lastSignificantChar(StringRef text, size_t offset) {
+  char last = 0;
+  bool inString = false;
+  for (size_t i = 0; i < offset; ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      last = c;
+    } else if (text.substr(i).starts_with("//")) {
+      i = std::min(text.find('\n', i), offset);
+    } else if (text.substr(i).starts_with("/*")) {
+      size_t end = text.find("*/", i + 2);
+      i = end == StringRef::npos ? offset : end + 1;
+    } else if (!llvm::isSpace(c)) {
+      inString = c == '"';
+      last = c;
+    }
+  }
+  return last;
+}
+
 } // namespace
 
 std::optional<KernelSpec> qct::parseSpecText(StringRef text, StringRef path,
@@ -732,11 +801,10 @@ std::optional<KernelSpec> qct::parseSpecText(StringRef text, StringRef path,
     // e.byte counts the bytes read, the offending one included.
     size_t offset = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
     std::string message = syntaxMessage(e);
-    if (offset < text.size() && (text[offset] == '}' || text[offset] == ']')) {
-      StringRef before = text.take_front(offset).rtrim();
-      if (before.ends_with(","))
-        message += " (trailing commas are not allowed)";
-    }
+    offset = tokenStart(text, offset);
+    if (offset < text.size() && (text[offset] == '}' || text[offset] == ']') &&
+        lastSignificantChar(text, offset) == ',')
+      message += " (trailing commas are not allowed)";
     Diagnostic d;
     d.file = path.str();
     d.loc = locator.location(offset);
