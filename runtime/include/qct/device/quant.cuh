@@ -1,0 +1,356 @@
+//===- qct/device/quant.cuh - Block quantization shared by both families --===//
+//
+// One block of an output is spread over L consecutive lanes of a warp, each
+// holding N elements (a 16-byte source vector in the row direction, 16 tokens
+// of one feature in the column direction). The block's amax (or bmax) is a
+// butterfly of L lanes; every lane of the warp executes the shuffles, so
+// callers keep inactive lanes in step and only skip their stores.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_QUANT_CUH
+#define QCT_DEVICE_QUANT_CUH
+
+#include "qct/device/config.cuh"
+
+namespace qct {
+namespace dev {
+
+template <int I> struct Int {
+  static constexpr int value = I;
+};
+
+template <int I, int N, typename F> QCT_DEV void static_for(F &&f) {
+  if constexpr (I < N) {
+    f(Int<I>{});
+    static_for<I + 1, N>(f);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Lane-group reductions (device only)
+//===----------------------------------------------------------------------===//
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+template <int L> QCT_DEV u32 group_max(u32 v) {
+#pragma unroll
+  for (int o = L / 2; o >= 1; o >>= 1) {
+    const u32 w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    v = w > v ? w : v;
+  }
+  return v;
+}
+template <int L> QCT_DEV int group_max(int v) {
+#pragma unroll
+  for (int o = L / 2; o >= 1; o >>= 1) {
+    const int w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    v = w > v ? w : v;
+  }
+  return v;
+}
+template <int L> QCT_DEV u64 group_max(u64 v) {
+#pragma unroll
+  for (int o = L / 2; o >= 1; o >>= 1) {
+    const u64 w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    v = w > v ? w : v;
+  }
+  return v;
+}
+#endif
+
+//===----------------------------------------------------------------------===//
+// Element decoding of a source code
+//===----------------------------------------------------------------------===//
+
+/// Exact fp32 bits of a quantized source element code (without its scale).
+template <Fmt F> QCT_HD u32 elem_f32_bits(u32 c) {
+  if constexpr (F == Fmt::mxfp4)
+    return e2m1_f32_bits(c);
+  else if constexpr (F == Fmt::mxfp8_e4m3 || F == Fmt::fp8_e4m3)
+    return f32_bits(e4m3_to_f32(c));
+  else
+    return f32_bits(e5m2_to_f32(c));
+}
+
+/// The fp32 value of a high-precision source element (exact).
+template <Fmt F> QCT_HD float hp_value(u32 c) {
+  if constexpr (F == Fmt::bf16)
+    return bf16_to_f32(c);
+  else if constexpr (F == Fmt::fp16)
+    return fp16_to_f32(c);
+  else
+    return bits_f32(c);
+}
+
+/// Source scale of one element: MX e8m0 byte or FP8 f32 scale_inv bits.
+/// The exact decoded value element * scale as a double (exact: at most 28
+/// significant bits, exponents in range); an MX block with scale 0xFF is NaN.
+template <Fmt F> QCT_HD double exact_value(u32 c, u32 scale) {
+  const double e = (double)bits_f32(elem_f32_bits<F>(c));
+  if constexpr (FmtTraits<F>::mx) {
+    if (scale == 0xFFu)
+      return bits_f64(0x7FF8000000000000ull);
+    return e * pow2_f64((int)scale - 127);
+  } else {
+    return e * (double)bits_f32(scale);
+  }
+}
+
+/// The decoded value rounded to bf16 (fuse: false), returned as the fp32 it
+/// equals. For e2m1 with 2 <= b <= 252 the product is a normal fp32 with a
+/// 2-bit significand, so it is exact in bf16: an exponent add. Elsewhere the
+/// exact double is rounded once.
+template <Fmt F> QCT_HD float bf16_value(u32 c, u32 scale) {
+  if constexpr (F == Fmt::mxfp4) {
+    if (scale >= 2 && scale <= 252) {
+      const u32 b = e2m1_f32_bits(c);
+      return bits_f32((b & 0x7FFFFFFFu) ? b + ((scale - 127) << 23) : b);
+    }
+  }
+  return bf16_to_f32(encode(kBF16(), exact_value<F>(c, scale)));
+}
+
+//===----------------------------------------------------------------------===//
+// Block quantizers: N elements per lane, L lanes per block
+//===----------------------------------------------------------------------===//
+
+/// Output codes and scale of one lane's share of a block.
+template <int N> struct QBlock {
+  u32 q[N];
+  u32 scale; // e8m0 byte or f32 bits; unused for bf16/fp16/fp32 outputs
+};
+
+/// Round fp32 values already divided by their scale into an fp8 format,
+/// pairwise through the hardware conversion. NaN keeps its sign; Inf -> max.
+template <bool E5M2, int N> QCT_DEV void fp8_round_pairs(const float (&y)[N], u32 (&q)[N]) {
+  constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
+#pragma unroll
+  for (int i = 0; i < N; i += 2) {
+    const u32 two = fp8x2_from_f32<E5M2>(y[i], i + 1 < N ? y[i + 1] : 0.0f);
+    q[i] = two & 0xFF;
+    if (i + 1 < N)
+      q[i + 1] = two >> 8;
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const u32 u = f32_bits(y[i]), a = u & 0x7FFFFFFFu, s = (u >> 24) & 0x80u;
+    if (a >= 0x7F800000u)
+      q[i] = s | (a == 0x7F800000u ? F.maxcode : F.nancode);
+  }
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+/// From exact fp32 values (high-precision source, or decoded via bf16).
+template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_hp(const float (&v)[N]) {
+  QBlock<N> r;
+  r.scale = 0;
+  constexpr FloatFmt F = O::T::elem();
+  if constexpr (O::T::hp) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if constexpr (O::fmt == Fmt::bf16)
+        r.q[i] = bf16_from_f32(v[i]);
+      else
+        r.q[i] = encode(F, v[i]);
+    }
+  } else if constexpr (O::T::mx) {
+    // NaN/Inf have the largest magnitude bits, so one max finds them too.
+    u32 amax = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const u32 a = f32_bits(v[i]) & 0x7FFFFFFFu;
+      amax = a > amax ? a : amax;
+    }
+    amax = group_max<L>(amax);
+    if (amax >= 0x7F800000u) {
+      r.scale = 0xFF;
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        r.q[i] = 0;
+      return r;
+    }
+    const u32 b = mx_scale_byte_f32<O::scale == Scale::rceil>(F, amax);
+    r.scale = b;
+    // x * 2^(127-b) is exact, or underflows below 2^-126 where every target
+    // rounds to a signed zero anyway (docs/device-library.md).
+    const float f = pow2_f32(127 - (int)b);
+    float y[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      y[i] = v[i] * f;
+    if constexpr (O::fmt == Fmt::mxfp4) {
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        r.q[i] = e2m1_from_f32(y[i]);
+    } else {
+      fp8_round_pairs<O::e5m2>(y, r.q);
+    }
+  } else { // FP8 1x128: amax ignores NaN, counts Inf as max_F
+    const u32 maxf = round_mag(kF32(), 7, F.emax - 2, false);
+    u32 amax = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      u32 a = f32_bits(v[i]) & 0x7FFFFFFFu;
+      a = a > 0x7F800000u ? 0u : (a == 0x7F800000u ? maxf : a);
+      amax = a > amax ? a : amax;
+    }
+    amax = group_max<L>(amax);
+    float y[N];
+    if constexpr (O::scale == Scale::pow2) {
+      const Parts p = parts_f32(bits_f32(amax));
+      const int e = pow2_scale_exp(F, p.m, p.E);
+      r.scale = pow2_f32_bits(e);
+      const float f = pow2_f32(-e);
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        y[i] = v[i] * f;
+    } else {
+      float s = div_rn(bits_f32(amax), bits_f32(maxf));
+      if (amax == 0 || f32_bits(s) == 0)
+        s = 1.0f;
+      r.scale = f32_bits(s);
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        y[i] = div_rn(v[i], s);
+    }
+    fp8_round_pairs<O::e5m2>(y, r.q);
+  }
+  return r;
+}
+
+/// From exact decoded values of a quantized source (double), all rounding in
+/// integers (encode/div_f32_bits), so no double rounding anywhere.
+template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_exact(const double (&v)[N]) {
+  QBlock<N> r;
+  r.scale = 0;
+  constexpr FloatFmt F = O::T::elem();
+  if constexpr (O::T::hp) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      r.q[i] = encode(F, v[i]);
+  } else if constexpr (O::T::mx) {
+    u64 amax = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const u64 a = f64_bits(v[i]) & 0x7FFFFFFFFFFFFFFFull;
+      amax = a > amax ? a : amax;
+    }
+    amax = group_max<L>(amax);
+    if (amax >= 0x7FF0000000000000ull) {
+      r.scale = 0xFF;
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        r.q[i] = 0;
+      return r;
+    }
+    const Parts p = parts_f64(bits_f64(amax));
+    const u32 b = mx_scale_byte<O::scale == Scale::rceil>(F, p.m, p.E);
+    r.scale = b;
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      r.q[i] = encode(F, v[i], (int)b - 127);
+  } else {
+    const u64 maxf = f64_bits(7.0 * pow2_f64(F.emax - 2));
+    u64 amax = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      u64 a = f64_bits(v[i]) & 0x7FFFFFFFFFFFFFFFull;
+      a = a > 0x7FF0000000000000ull ? 0ull : (a == 0x7FF0000000000000ull ? maxf : a);
+      amax = a > amax ? a : amax;
+    }
+    amax = group_max<L>(amax);
+    const Parts pa = parts_f64(bits_f64(amax));
+    if constexpr (O::scale == Scale::pow2) {
+      const int e = pow2_scale_exp(F, pa.m, pa.E);
+      r.scale = pow2_f32_bits(e);
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        r.q[i] = encode(F, v[i], e);
+    } else {
+      u32 s = amax == 0 ? 0u : div_f32_bits(false, pa.m, pa.E, 7, F.emax - 2);
+      if (s == 0)
+        s = 0x3F800000u;
+      r.scale = s;
+      const Parts ps = parts_f32(bits_f32(s));
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const Parts px = parts_f64(v[i]);
+        u32 y;
+        if (px.nan || px.inf)
+          y = f32_bits((float)v[i]);
+        else if (ps.inf) // s overflowed fp32: x / Inf is a signed zero
+          y = px.neg ? 0x80000000u : 0u;
+        else
+          y = div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E);
+        r.q[i] = encode(F, bits_f32(y));
+      }
+    }
+  }
+  return r;
+}
+
+/// The direct aligned conversion from an MX source: b[i] is the source scale
+/// byte of element i (0xFF: NaN block), or -1 for an absent element (outside
+/// a partial column block), which neither counts for bmax nor is converted.
+template <typename O, Fmt SF, int N, int L>
+QCT_DEV QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
+  QBlock<N> r;
+  constexpr FloatFmt F = O::T::elem();
+  constexpr int emax_src = FmtTraits<SF>::elem().emax;
+  int bmax = -1;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const int bi = b[i] <= 254 ? b[i] : -1;
+    bmax = bi > bmax ? bi : bmax;
+  }
+  bmax = group_max<L>(bmax);
+  r.scale = aligned_scale_bits(bmax, emax_src, F.emax);
+  float y[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    // Exact element value times 2^(emax_F - emax_src - gap): an exponent add.
+    const u32 eb = elem_f32_bits<SF>(code[i]);
+    const bool special = (eb & 0x7FFFFFFFu) >= 0x7F800000u;
+    const int k = F.emax - emax_src - (bmax - b[i]);
+    y[i] = bits_f32(special ? eb : scale_bits_exp(eb, k));
+  }
+  fp8_round_pairs<O::e5m2>(y, r.q);
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (b[i] == 0xFF)
+      r.q[i] = 0x7F; // elements of a NaN source block: positive NaN
+    if (b[i] < 0)
+      r.q[i] = 0;
+  }
+  return r;
+}
+
+#endif // CUDA
+
+//===----------------------------------------------------------------------===//
+// Packing codes into words
+//===----------------------------------------------------------------------===//
+
+/// N codes of OB bits each, element 0 in the lowest bits (mxfp4: element 2i in
+/// bits 0..3 of byte i).
+template <int OB, int N> struct Packed {
+  static constexpr int bytes = N * OB / 8;
+  static constexpr int words = bytes < 4 ? 1 : bytes / 4;
+  u32 w[words];
+};
+
+template <int OB, int N> QCT_HD Packed<OB, N> pack_codes(const u32 (&q)[N]) {
+  Packed<OB, N> p;
+#pragma unroll
+  for (int i = 0; i < Packed<OB, N>::words; ++i)
+    p.w[i] = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    p.w[(i * OB) / 32] |= (q[i] & (OB == 32 ? 0xFFFFFFFFu : ((1u << OB) - 1))) << ((i * OB) % 32);
+  return p;
+}
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_QUANT_CUH

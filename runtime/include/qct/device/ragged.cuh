@@ -1,0 +1,133 @@
+//===- qct/device/ragged.cuh - Ragged groups along M, on the device --------===//
+//
+// The offsets never leave the device (docs/kernel-abi.md), so every CTA that
+// needs them reads the G+1 offsets itself, validates them and scans the
+// per-group sizes with a block-wide prefix sum. That costs a few microseconds
+// of L2 reads per CTA for G in the hundreds and keeps the whole thing one
+// launch with no host synchronization.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_RAGGED_CUH
+#define QCT_DEVICE_RAGGED_CUH
+
+#include "qct/device/quant.cuh"
+#include "qct/kernel_args.h"
+
+namespace qct {
+namespace dev {
+
+/// Prefix sums over groups, index 0..G: padded positions p (numerics.md 6),
+/// tiles of 128 padded tokens (= owned 128-blocks), owned 32-blocks.
+struct GroupSums {
+  i64 p, t128, s32;
+};
+
+QCT_HD i64 cdiv64(i64 a, i64 b) { return (a + b - 1) / b; }
+
+template <int THREADS> QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "threads per block");
+  constexpr int W = THREADS / 32;
+  __shared__ GroupSums s_warp[W];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  GroupSums inc = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const i64 a = __shfl_up_sync(0xFFFFFFFFu, inc.p, o);
+    const i64 b = __shfl_up_sync(0xFFFFFFFFu, inc.t128, o);
+    const i64 c = __shfl_up_sync(0xFFFFFFFFu, inc.s32, o);
+    if (lane >= o) {
+      inc.p += a;
+      inc.t128 += b;
+      inc.s32 += c;
+    }
+  }
+  if (lane == 31)
+    s_warp[warp] = inc;
+  __syncthreads();
+  GroupSums before = {0, 0, 0};
+  total = {0, 0, 0};
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const GroupSums x = s_warp[w];
+    if (w < warp) {
+      before.p += x.p;
+      before.t128 += x.t128;
+      before.s32 += x.s32;
+    }
+    total.p += x.p;
+    total.t128 += x.t128;
+    total.s32 += x.s32;
+  }
+  __syncthreads(); // s_warp is reused by the next call
+  return {before.p + inc.p - v.p, before.t128 + inc.t128 - v.t128, before.s32 + inc.s32 - v.s32};
+}
+
+/// Reads and validates the offsets and computes the group prefix sums. If
+/// s_o is not null, stores o[0..G] and the sums for 0..G into the four shared
+/// arrays. Writes the padded offsets p[0..G] if the config asks (only when
+/// `write` is set, so one CTA does it). Returns false for bad offsets, after
+/// raising QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
+template <typename Rag, int THREADS>
+QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p, i64 *s_t,
+                         i64 *s_s, bool write) {
+  using OffT = typename Rag::offset_t;
+  const OffT *off = static_cast<const OffT *>(args.offsets);
+  OffT *poff = static_cast<OffT *>(args.padded_offsets);
+  const i64 G = args.G;
+  constexpr i64 P = Rag::pad;
+  bool bad = G < 0 || off == nullptr;
+  GroupSums carry = {0, 0, 0};
+  if (!bad) {
+    for (i64 base = 0; base < G; base += THREADS) {
+      const i64 g = base + threadIdx.x;
+      GroupSums v = {0, 0, 0};
+      i64 lo = 0;
+      if (g < G) {
+        lo = (i64)off[g];
+        const i64 hi = (i64)off[g + 1];
+        const i64 n = hi - lo;
+        if (n < 0 || lo < 0 || hi > M)
+          bad = true;
+        const i64 np = n > 0 && !bad ? cdiv64(n, P) * P : 0;
+        v = {np, cdiv64(np, 128), cdiv64(np, 32)};
+      }
+      GroupSums tot;
+      const GroupSums ex = block_exclusive_scan<THREADS>(v, tot);
+      if (g < G) {
+        const i64 p = carry.p + ex.p;
+        if (s_o) {
+          s_o[g] = lo;
+          s_p[g] = p;
+          s_t[g] = carry.t128 + ex.t128;
+          s_s[g] = carry.s32 + ex.s32;
+        }
+        if (Rag::write_padded && write && poff)
+          poff[g] = (OffT)p;
+      }
+      carry.p += tot.p;
+      carry.t128 += tot.t128;
+      carry.s32 += tot.s32;
+    }
+    if (threadIdx.x == 0) {
+      if ((i64)off[0] != 0 || (i64)off[G] != M)
+        bad = true;
+      if (s_o) {
+        s_o[G] = M;
+        s_p[G] = carry.p;
+        s_t[G] = carry.t128;
+        s_s[G] = carry.s32;
+      }
+      if (Rag::write_padded && write && poff)
+        poff[G] = (OffT)carry.p;
+    }
+  }
+  bad = __syncthreads_or(bad) != 0;
+  if (bad && threadIdx.x == 0 && args.error_flag)
+    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  return !bad;
+}
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_RAGGED_CUH

@@ -1,0 +1,179 @@
+//===- qct/device/row_kernel.cuh - The row family -------------------------===//
+//
+// Every output is row-layout (blocks along K), so no data moves between
+// threads except block maxima: the source is a stream of 16-byte vectors,
+// thread i of a step converts vectors base + u*THREADS + i for u < UNROLL (all
+// loads issued before the first use), and the lanes sharing an output block
+// (4 for a 32-element block of bf16, 16 for a 1x128 block) reduce through
+// shuffles. Since K is a multiple of every block, the linear vector index
+// gives every address: element lin = i*VEC, scale lin/B (row_major).
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_ROW_KERNEL_CUH
+#define QCT_DEVICE_ROW_KERNEL_CUH
+
+#include "qct/device/memory.cuh"
+#include "qct/device/ragged.cuh"
+
+namespace qct {
+namespace dev {
+
+/// One 16-byte source vector and the scale of its block.
+struct SrcVec {
+  V4 raw;
+  u32 scale; // MX e8m0 byte, FP8 f32 bits, 0 for high-precision sources
+};
+
+/// Code i of a raw vector of EB-bit elements (i a compile-time constant after
+/// unrolling, so the words stay in registers).
+template <int EB> QCT_DEV u32 code_at(const V4 &v, int i) {
+  if constexpr (EB == 32)
+    return v.w[i];
+  else
+    return (v.w[(i * EB) / 32] >> ((i * EB) % 32)) & ((1u << EB) - 1);
+}
+
+template <typename Cfg> QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
+  using S = typename Cfg::src;
+  SrcVec s;
+  s.scale = 0;
+  if (!valid) {
+    s.raw = {{0, 0, 0, 0}};
+    if constexpr (S::T::mx)
+      s.scale = 127;
+    else if constexpr (S::T::fp8)
+      s.scale = 0x3F800000u;
+    return s;
+  }
+  s.raw = load16(static_cast<const u8 *>(args.src) + vi * 16);
+  const i64 lin = vi * S::vec;
+  if constexpr (S::T::mx)
+    s.scale = __ldg(static_cast<const u8 *>(args.src_scales) + lin / 32);
+  else if constexpr (S::T::fp8)
+    s.scale = __ldg(static_cast<const u32 *>(args.src_scales) + lin / 128);
+  return s;
+}
+
+/// Writes one row-layout output for the VEC elements starting at element
+/// `lin` (= row r, column lin - r*K) of the source. All lanes call this
+/// together (the block reduction); `valid` gates the stores.
+template <typename Cfg, int OI>
+QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, bool valid, i64 M,
+                        i64 K) {
+  using S = typename Cfg::src;
+  using O = typename Cfg::template out<OI>;
+  constexpr int N = S::vec;
+  constexpr int EB = S::T::elem_bits;
+  constexpr int OB = O::T::elem_bits;
+  constexpr int L = O::block ? O::block / N : 1;
+  constexpr ValuePath path = Cfg::template path_of<O>();
+  static_assert(O::block == 0 || O::block % N == 0, "a block spans whole source vectors");
+  QBlock<N> qb;
+  if constexpr (path == ValuePath::hp) {
+    float v[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if constexpr (S::quantized)
+        v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+      else
+        v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
+    }
+    qb = quantize_hp<O, N, L>(v);
+  } else if constexpr (path == ValuePath::exact) {
+    double v[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+    qb = quantize_exact<O, N, L>(v);
+  } else {
+    u32 c[N];
+    int b[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      c[i] = code_at<EB>(sv.raw, i);
+      b[i] = (int)sv.scale;
+    }
+    qb = quantize_aligned<O, S::fmt, N, L>(c, b);
+  }
+  if (!valid)
+    return;
+  const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
+  u8 *out = static_cast<u8 *>(args.out[OI]);
+  store_words<Packed<OB, N>::bytes>(out + lin * OB / 8, pk.w);
+  if constexpr (O::has_scales) {
+    if ((threadIdx.x & (L - 1)) != 0)
+      return;
+    constexpr int B = O::block;
+    i64 idx;
+    i64 r = 0, j = 0, rpad = 0;
+    if constexpr (O::scale_layout == ScaleLayout::row_major) {
+      idx = lin / B;
+    } else {
+      r = lin / K;
+      j = (lin - r * K) / B;
+      rpad = (M + 3) / 4 * 4;
+      idx = j * rpad + r;
+    }
+    constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
+    if constexpr (O::T::mx) {
+      u8 *sc = static_cast<u8 *>(args.out_scales[OI]);
+      sc[idx] = (u8)qb.scale;
+      if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
+        for (i64 rr = M; rr < rpad; ++rr)
+          sc[j * rpad + rr] = (u8)pad;
+    } else {
+      u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
+      sc[idx] = qb.scale;
+      if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
+        for (i64 rr = M; rr < rpad; ++rr)
+          sc[j * rpad + rr] = pad;
+    }
+  }
+}
+
+template <typename Cfg>
+QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin, bool valid, i64 M,
+                         i64 K) {
+  static_for<0, Cfg::num_outputs>([&](auto oi) {
+    using O = typename Cfg::template out<decltype(oi)::value>;
+    if constexpr (!O::col)
+      row_output<Cfg, decltype(oi)::value>(args, sv, lin, valid, M, K);
+  });
+}
+
+/// The row-family kernel body. Launch: block (THREADS), grid
+/// (max(cdiv(M*K, VEC*THREADS*UNROLL), 1)), no dynamic shared memory.
+template <typename Cfg, int THREADS, int UNROLL>
+QCT_DEV void row_kernel(const qct_kernel_args &args) {
+  using S = typename Cfg::src;
+  static_assert(!Cfg::any_col, "a col output needs the tile family");
+  static_assert(THREADS == 128 || THREADS == 256 || THREADS == 512, "QCT_THREADS: 128, 256, 512");
+  static_assert(UNROLL == 1 || UNROLL == 2 || UNROLL == 4, "QCT_UNROLL: 1, 2, 4");
+  constexpr int N = S::vec;
+  const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+  const i64 M = args.M;
+  if constexpr (Cfg::ragged::enabled) {
+    // Row outputs ignore the groups; one CTA still checks the offsets and
+    // writes the padded offsets the spec asks for.
+    if (blockIdx.x == 0)
+      scan_groups<typename Cfg::ragged, THREADS>(args, M, nullptr, nullptr, nullptr, nullptr, true);
+  }
+  const i64 nvec = M * K / N;
+  const i64 base = (i64)blockIdx.x * (THREADS * UNROLL) + threadIdx.x;
+  SrcVec sv[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    const i64 vi = base + (i64)u * THREADS;
+    sv[u] = load_src_vec<Cfg>(args, vi, vi < nvec);
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    const i64 vi = base + (i64)u * THREADS;
+    row_outputs<Cfg>(args, sv[u], vi * N, vi < nvec, M, K);
+  }
+}
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_ROW_KERNEL_CUH

@@ -1,0 +1,325 @@
+//===- qct/device/tile_kernel.cuh - The tile family (col outputs) ---------===//
+//
+// A CTA owns a tile of 128 tokens x TILE_K features: 128 consecutive output
+// columns of every col output (one 1x128 FP8 block or four 32-element MX
+// blocks per feature) and the same tokens' row-output blocks.
+//
+//  1. Load: 16-byte vectors, all issued before use; row outputs are produced
+//     straight from the registers (row_output, shared with the row family);
+//     the raw vectors go to shared memory, rows padded by 16 bytes and the
+//     vector index XOR-swizzled with (row / 16) so that the column pass's 8
+//     token-runs of a feature hit distinct banks.
+//  2. Column pass: task (feature f, token run c) = 16 consecutive tokens of f;
+//     8 consecutive lanes hold the 128 tokens of f, so a 1x128 block is an
+//     8-lane reduction and an MX block a 2-lane one; each lane stores its 16
+//     codes as one access (16 bytes for fp8): a feature's 128 tokens are one
+//     128-byte line.
+//
+// Ragged: the CTA's tile index is looked up in the group prefix sums that
+// every CTA computes (ragged.cuh); CTAs past the last group tile write the
+// capacity tail (zeros, padding scales) with the same column pass, since a
+// tail tile is a tile without tokens.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_TILE_KERNEL_CUH
+#define QCT_DEVICE_TILE_KERNEL_CUH
+
+#include "qct/device/row_kernel.cuh"
+
+namespace qct {
+namespace dev {
+
+/// Dynamic shared memory of the tile family (docs/device-library.md).
+template <typename Cfg, int TILE_K> QCT_HD constexpr long long tile_smem_bytes(long long G) {
+  using S = typename Cfg::src;
+  constexpr long long rowb = (long long)TILE_K * S::T::elem_bits / 8;
+  constexpr long long scb = S::T::mx ? 4LL * TILE_K : (S::T::fp8 ? 512LL : 0LL);
+  return 128 * (rowb + 16) + scb + (Cfg::ragged::enabled ? 32 * (G + 1) + 16 : 0);
+}
+
+/// The geometry of one CTA's tile.
+struct TileGeom {
+  i64 t0;    // first source row (token)
+  int nt;    // tokens present (0 for a tail or padding-only tile)
+  i64 col0;  // first output column
+  int ncols; // output columns this tile owns (tokens + group padding)
+  i64 sb[2]; // first scale column, for blocks of 32 [0] and 128 [1]
+  int nb[2]; // scale columns owned, for blocks of 32 [0] and 128 [1]
+};
+
+/// Stores the n <= 16 mxfp4 codes q of columns x0.. of one col-output row.
+/// Bytes whose other nibble belongs to a column outside [x0, x0+n) that
+/// exists (< C) are shared with another CTA and set nibble-wise.
+QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
+  const Packed<4, 16> pk = pack_codes<4, 16>(q);
+  if ((x0 & 1) == 0 && (n == 16 || x0 + n == C || (n & 1) == 0)) {
+    // Whole bytes (a trailing half byte past C is the defined zero nibble).
+    store_bytes<8>(rowp + x0 / 2, pk.w, (n + 1) / 2);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < 16; ++j) {
+    if (j >= n)
+      break;
+    const i64 x = x0 + j;
+    const i64 other = x ^ 1;
+    const bool mine = other >= x0 && other < x0 + n;
+    if (mine) {
+      if ((x & 1) == 0) // write the pair once, from its low nibble
+        rowp[x / 2] = (u8)((q[j] & 0xF) | ((q[j + 1 < 16 ? j + 1 : 15] & 0xF) << 4));
+    } else if (other >= C) {
+      rowp[x / 2] = (u8)(q[j] & 0xF); // trailing odd nibble: 0
+    } else {
+      store_nibble(rowp + x / 2, (int)(x & 1), q[j]);
+    }
+  }
+}
+
+/// The tile-family kernel body. Launch (docs/device-library.md): block
+/// (THREADS), grid (tiles, cdiv(K, TILE_K)), dynamic smem tile_smem_bytes.
+template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void tile_kernel(const qct_kernel_args &args) {
+  using S = typename Cfg::src;
+  using Rag = typename Cfg::ragged;
+  static_assert(Cfg::any_col, "without a col output use the row family");
+  static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
+  static_assert(TILE_K == 64 || TILE_K == 128, "QCT_TILE_K: 64, 128");
+  static_assert(TILE_K >= Cfg::max_row_block, "QCT_TILE_K must cover a row output block");
+  constexpr int N = S::vec;
+  constexpr int EB = S::T::elem_bits;
+  constexpr int ROWB = TILE_K * EB / 8;
+  constexpr int RS = ROWB + 16;
+  constexpr int NV = ROWB / 16;
+  constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
+  constexpr int SCB = S::T::mx ? 4 * TILE_K : (S::T::fp8 ? 512 : 0);
+  constexpr int LOADS = 128 * NV / THREADS;
+  constexpr int TASKS = TILE_K * 8 / THREADS;
+  static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
+
+  extern __shared__ __align__(16) u8 smem[];
+  u8 *s_data = smem;
+  u8 *s_sc = smem + 128 * RS;
+
+  const i64 M = args.M;
+  const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+  const i64 k0 = (i64)blockIdx.y * TILE_K;
+  TileGeom tg;
+  i64 C = M; // columns of every col output
+  i64 scols[2] = {(M + 31) / 32, (M + 127) / 128}; // scale columns (row_major stride)
+
+  if constexpr (!Rag::enabled) {
+    tg.t0 = (i64)blockIdx.x * 128;
+    const i64 left = M - tg.t0;
+    tg.nt = left < 128 ? (int)left : 128;
+    tg.col0 = tg.t0;
+    tg.ncols = tg.nt;
+    tg.sb[0] = tg.t0 / 32;
+    tg.nb[0] = (tg.nt + 31) / 32;
+    tg.sb[1] = blockIdx.x;
+    tg.nb[1] = 1;
+  } else {
+    const i64 G = args.G;
+    i64 *s_o = reinterpret_cast<i64 *>(s_sc + SCB);
+    i64 *s_p = s_o + (G + 1), *s_t = s_p + (G + 1), *s_s = s_t + (G + 1);
+    if (!scan_groups<Rag, THREADS>(args, M, s_o, s_p, s_t, s_s, blockIdx.x == 0 && blockIdx.y == 0))
+      return;
+    C = M + G * (Rag::pad - 1);
+    scols[0] = (C + 31) / 32 + G;
+    scols[1] = (C + 127) / 128 + G;
+    const i64 t = blockIdx.x;
+    if (t < s_t[G]) {
+      i64 lo = 0, hi = G; // first g with s_t[g+1] > t
+      while (lo < hi) {
+        const i64 mid = (lo + hi) / 2;
+        if (s_t[mid + 1] > t)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      const i64 g = lo, i = t - s_t[g];
+      const i64 n = s_o[g + 1] - s_o[g], np = s_p[g + 1] - s_p[g];
+      const i64 nl = n - 128 * i, cl = np - 128 * i;
+      tg.t0 = s_o[g] + 128 * i;
+      tg.nt = nl <= 0 ? 0 : (nl < 128 ? (int)nl : 128);
+      tg.col0 = s_p[g] + 128 * i;
+      tg.ncols = cl < 128 ? (int)cl : 128;
+      tg.sb[1] = s_t[g] + i;
+      tg.nb[1] = 1;
+      tg.sb[0] = s_s[g] + 4 * i;
+      const i64 b32 = s_s[g + 1] - tg.sb[0];
+      tg.nb[0] = b32 < 4 ? (int)b32 : 4;
+    } else { // capacity tail
+      const i64 k = t - s_t[G];
+      tg.t0 = 0;
+      tg.nt = 0;
+      tg.col0 = s_p[G] + 128 * k;
+      const i64 cl = C - tg.col0;
+      tg.ncols = cl <= 0 ? 0 : (cl < 128 ? (int)cl : 128);
+      tg.sb[1] = s_t[G] + k;
+      const i64 b128 = scols[1] - tg.sb[1];
+      tg.nb[1] = b128 <= 0 ? 0 : 1;
+      tg.sb[0] = s_s[G] + 4 * k;
+      const i64 b32 = scols[0] - tg.sb[0];
+      tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
+    }
+  }
+
+  //--- 1. load the tile, row outputs, stage in shared memory ---------------
+  if (tg.nt > 0) {
+    SrcVec sv[LOADS];
+#pragma unroll
+    for (int u = 0; u < LOADS; ++u) {
+      const int idx = threadIdx.x + u * THREADS;
+      const int r = idx / NV, v = idx % NV;
+      const i64 kf = k0 + (i64)v * N;
+      const bool valid = r < tg.nt && kf < K;
+      sv[u] = load_src_vec<Cfg>(args, ((tg.t0 + r) * K + kf) / N, valid);
+    }
+    if constexpr (Cfg::any_row) {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u) {
+        const int idx = threadIdx.x + u * THREADS;
+        const int r = idx / NV, v = idx % NV;
+        const i64 kf = k0 + (i64)v * N;
+        row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K, M, K);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < LOADS; ++u) {
+      const int idx = threadIdx.x + u * THREADS;
+      const int r = idx / NV, v = idx % NV;
+      const int pv = v ^ ((r >> 4) & SWZ);
+      *reinterpret_cast<uint4 *>(s_data + r * RS + pv * 16) =
+          make_uint4(sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2], sv[u].raw.w[3]);
+      if constexpr (S::T::mx) {
+        if ((v * N) % 32 == 0)
+          s_sc[((v * N) / 32) * 128 + r] = (u8)sv[u].scale;
+      } else if constexpr (S::T::fp8) {
+        if (v == 0)
+          reinterpret_cast<u32 *>(s_sc)[r] = sv[u].scale;
+      }
+    }
+  }
+  __syncthreads();
+
+  //--- 2. column pass -------------------------------------------------------
+#pragma unroll 1
+  for (int u = 0; u < TASKS; ++u) {
+    const int task = threadIdx.x + u * THREADS;
+    const int fl = task >> 3, c = task & 7, r0 = 16 * c;
+    const i64 kf = k0 + fl;
+    const bool fvalid = kf < K;
+    // Gather the 16 tokens of this run (swizzled vector, see the header).
+    const int pv = (fl / N) ^ (c & SWZ);
+    const u8 *colp = s_data + r0 * RS + pv * 16 + ((fl % N) * EB) / 8;
+    u32 code[16];
+    u32 sc[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const u8 *p = colp + j * RS;
+      if constexpr (EB == 4)
+        code[j] = (*p >> (4 * (fl & 1))) & 0xF;
+      else if constexpr (EB == 8)
+        code[j] = *p;
+      else if constexpr (EB == 16)
+        code[j] = *reinterpret_cast<const unsigned short *>(p);
+      else
+        code[j] = *reinterpret_cast<const u32 *>(p);
+      sc[j] = 0;
+    }
+    if constexpr (S::T::mx) {
+      const uint4 b = *reinterpret_cast<const uint4 *>(s_sc + (fl / 32) * 128 + r0);
+      const u32 bw[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+        sc[j] = (bw[j / 4] >> (8 * (j % 4))) & 0xFF;
+    } else if constexpr (S::T::fp8) {
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+        sc[j] = reinterpret_cast<const u32 *>(s_sc)[r0 + j];
+    }
+
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      constexpr int OI = decltype(oi)::value;
+      using O = typename Cfg::template out<OI>;
+      if constexpr (O::col) {
+        constexpr int OB = O::T::elem_bits;
+        constexpr int B = O::block;
+        constexpr int L = B ? B / 16 : 1;
+        constexpr ValuePath path = Cfg::template path_of<O>();
+        QBlock<16> qb;
+        if constexpr (path == ValuePath::hp) {
+          float v[16];
+#pragma unroll
+          for (int j = 0; j < 16; ++j) {
+            float x;
+            if constexpr (S::quantized)
+              x = bf16_value<S::fmt>(code[j], sc[j]);
+            else
+              x = hp_value<S::fmt>(code[j]);
+            v[j] = r0 + j < tg.nt ? x : 0.0f;
+          }
+          qb = quantize_hp<O, 16, L>(v);
+        } else if constexpr (path == ValuePath::exact) {
+          double v[16];
+#pragma unroll
+          for (int j = 0; j < 16; ++j)
+            v[j] = r0 + j < tg.nt ? exact_value<S::fmt>(code[j], sc[j]) : 0.0;
+          qb = quantize_exact<O, 16, L>(v);
+        } else {
+          u32 cc[16];
+          int bb[16];
+#pragma unroll
+          for (int j = 0; j < 16; ++j) {
+            const bool present = r0 + j < tg.nt;
+            cc[j] = present ? code[j] : 0u;
+            bb[j] = present ? (int)sc[j] : -1;
+          }
+          qb = quantize_aligned<O, S::fmt, 16, L>(cc, bb);
+        }
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+          if (r0 + j >= tg.nt)
+            qb.q[j] = 0; // group padding and tail columns are zero
+        if (!fvalid)
+          return;
+        // Data: columns col0 + r0 .. of output row kf.
+        const int n = tg.ncols - r0 < 0 ? 0 : (tg.ncols - r0 < 16 ? tg.ncols - r0 : 16);
+        const i64 rowbytes = (C * OB + 7) / 8;
+        u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * rowbytes;
+        const i64 x0 = tg.col0 + r0;
+        if (n > 0) {
+          if constexpr (OB == 4) {
+            store_fp4_run(rowp, x0, n, qb.q, C);
+          } else {
+            const Packed<OB, 16> pk = pack_codes<OB, 16>(qb.q);
+            store_bytes<Packed<OB, 16>::bytes>(rowp + x0 * OB / 8, pk.w, n * OB / 8);
+          }
+        }
+        // Scales: the first lane of each block.
+        if constexpr (O::has_scales) {
+          constexpr int bi = B == 32 ? 0 : 1;
+          if ((c & (L - 1)) == 0) {
+            const int kk = B == 32 ? c / 2 : 0;
+            if (kk < tg.nb[bi]) {
+              constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
+              const u32 s = kk * B < tg.nt ? qb.scale : pad;
+              const i64 col = tg.sb[bi] + kk;
+              const i64 idx = O::scale_layout == ScaleLayout::row_major ? kf * scols[bi] + col
+                                                                        : col * ((K + 3) / 4 * 4) + kf;
+              if constexpr (O::T::mx)
+                static_cast<u8 *>(args.out_scales[OI])[idx] = (u8)s;
+              else
+                static_cast<u32 *>(args.out_scales[OI])[idx] = s;
+            }
+          }
+        }
+      }
+    });
+  }
+}
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_TILE_KERNEL_CUH

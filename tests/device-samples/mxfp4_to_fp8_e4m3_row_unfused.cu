@@ -1,0 +1,23 @@
+// Hand-written instantiation in the shape the compiler emits (docs/device-library.md):
+// mxfp4 row -> fp8_e4m3 row (1x128, amax), fuse: false (via bf16).
+#include "qct/device/qct_device.cuh"
+
+#ifndef QCT_THREADS
+#define QCT_THREADS 256
+#endif
+#ifndef QCT_UNROLL
+#define QCT_UNROLL 2
+#endif
+
+namespace {
+using namespace qct::dev;
+using Source = Src<Fmt::mxfp4>;
+using Out0 = Out<Fmt::fp8_e4m3, Layout::row, 128, Scale::amax, ScaleLayout::row_major, Path::via_bf16>;
+using Group = NotRagged;
+using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0>;
+} // namespace
+
+extern "C" __global__ void __launch_bounds__(QCT_THREADS)
+    qct_mxfp4_to_fp8_e4m3_row_unfused(qct_kernel_args args) {
+  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);
+}
