@@ -1,0 +1,214 @@
+//===- ValidateTest.cpp - Launch arguments checked against metadata --------===//
+//
+// Validation runs before any driver call, so these run without a GPU; the
+// pointers are fake (never dereferenced).
+//
+//===----------------------------------------------------------------------===//
+#include "TestKernel.h"
+
+#include "qct/runtime/Error.h"
+#include "qct/runtime/Metadata.h"
+#include "qct/runtime/Validate.h"
+
+#include <gtest/gtest.h>
+
+using namespace qct::rt;
+using qct::test::tinyMetadata;
+
+namespace {
+void *fakePtr(std::uintptr_t offset = 0) {
+  return reinterpret_cast<void *>(std::uintptr_t(0x7f0000000000ull) + offset);
+}
+
+qct_tensor t(qct_dtype dtype, std::vector<std::int64_t> shape, std::uintptr_t addr = 0,
+             std::vector<std::int64_t> strides = {}) {
+  static std::uintptr_t next = 0;
+  qct_tensor x{};
+  x.data = fakePtr(addr ? addr : (next += 1 << 20));
+  x.dtype = dtype;
+  x.ndim = int(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    x.shape[i] = shape[i];
+  for (size_t i = 0; i < strides.size(); ++i)
+    x.strides[i] = strides[i];
+  return x;
+}
+
+struct Fixture : ::testing::Test {
+  KernelMeta meta = parseMetadata(tinyMetadata(), {});
+  // M = 1000, K = 64, G = 4.
+  std::vector<qct_tensor> good() {
+    return {t(QCT_DTYPE_U8, {1000, 64}), t(QCT_DTYPE_I32, {5}), t(QCT_DTYPE_U8, {64, 1000})};
+  }
+  // The validation error message ("" if it passed).
+  std::string error(const std::vector<qct_tensor> &ts) {
+    qct_launch_plan plan;
+    qct_kernel_args args;
+    try {
+      validateLaunch(meta, ts.data(), ts.size(), plan, args);
+    } catch (const RuntimeError &e) {
+      EXPECT_EQ(e.status, QCT_ERR_VALIDATION);
+      return e.what();
+    }
+    return "";
+  }
+};
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+} // namespace
+
+TEST_F(Fixture, GoodArgumentsFillArgsAndPlan) {
+  auto ts = good();
+  qct_launch_plan plan;
+  qct_kernel_args args;
+  validateLaunch(meta, ts.data(), ts.size(), plan, args);
+  EXPECT_EQ(plan.M, 1000);
+  EXPECT_EQ(plan.K, 64);
+  EXPECT_EQ(plan.G, 4);
+  EXPECT_EQ(plan.grid[0], 250u); // cdiv(64000, 256)
+  EXPECT_EQ(plan.block[0], 256u);
+  EXPECT_EQ(plan.dynamic_smem_bytes, 0u);
+  EXPECT_EQ(args.src, ts[0].data);
+  EXPECT_EQ(args.offsets, ts[1].data);
+  EXPECT_EQ(args.out[0], ts[2].data);
+  EXPECT_EQ(args.out[1], nullptr);
+  EXPECT_EQ(args.error_flag, nullptr);
+  EXPECT_EQ(args.M, 1000);
+  EXPECT_EQ(args.K, 64);
+  EXPECT_EQ(args.G, 4);
+}
+
+TEST_F(Fixture, ScheduleChangesLaunchShape) {
+  meta = parseMetadata(tinyMetadata(), {"QCT_THREADS=128"});
+  auto ts = good();
+  qct_launch_plan plan;
+  qct_kernel_args args;
+  validateLaunch(meta, ts.data(), ts.size(), plan, args);
+  EXPECT_EQ(plan.grid[0], 500u);
+  EXPECT_EQ(plan.block[0], 128u);
+}
+
+TEST_F(Fixture, WrongCount) {
+  auto ts = good();
+  ts.pop_back();
+  std::string e = error(ts);
+  EXPECT_HAS(e, "takes 3 tensors (src, offsets, y), found 2");
+}
+
+TEST_F(Fixture, WrongOutputShapeNamesArgumentAndValues) {
+  auto ts = good();
+  ts[2] = t(QCT_DTYPE_U8, {64, 999});
+  std::string e = error(ts);
+  EXPECT_HAS(e, "argument 'y' (out[0])");
+  EXPECT_HAS(e, "expected shape [64, 1000] = [K, M]");
+  EXPECT_HAS(e, "found [64, 999]");
+}
+
+TEST_F(Fixture, WrongRank) {
+  auto ts = good();
+  ts[0] = t(QCT_DTYPE_U8, {64000});
+  EXPECT_HAS(error(ts), "argument 'src' (src): expected 2 dims [M, K], found 1 dims");
+}
+
+TEST_F(Fixture, WrongDtype) {
+  auto ts = good();
+  ts[1].dtype = QCT_DTYPE_I64;
+  EXPECT_HAS(error(ts), "argument 'offsets' (offsets): expected dtype i32, found i64");
+  ts = good();
+  ts[2].dtype = QCT_DTYPE_F32;
+  EXPECT_HAS(error(ts), "expected dtype u8, found f32");
+}
+
+TEST_F(Fixture, RawByteBuffersTakeAnyOneByteType) {
+  auto ts = good();
+  ts[0].dtype = QCT_DTYPE_FP8_E4M3;
+  ts[2].dtype = QCT_DTYPE_E8M0;
+  EXPECT_EQ(error(ts), "");
+}
+
+TEST_F(Fixture, ConstraintViolation) {
+  auto ts = good();
+  ts[0] = t(QCT_DTYPE_U8, {1000, 40});
+  ts[2] = t(QCT_DTYPE_U8, {40, 1000});
+  std::string e = error(ts);
+  EXPECT_HAS(e, "K must be a multiple of 16 (test: 16-column rows), found 40");
+}
+
+TEST_F(Fixture, EqualsConstraint) {
+  meta = parseMetadata(tinyMetadata(R"(, "extra": 0)"), {});
+  meta.constraints.push_back({ShapeExpr::parse("K", {}), 0, true, 128, "static.K"});
+  std::string e = error(good());
+  EXPECT_HAS(e, "K must equal 128 (static.K), found 64");
+}
+
+TEST_F(Fixture, Misaligned) {
+  auto ts = good();
+  ts[2].data = fakePtr((1 << 28) + 8);
+  std::string e = error(ts);
+  EXPECT_HAS(e, "argument 'y' (out[0]): data pointer must be 16-byte aligned");
+  EXPECT_HAS(e, "8 past a 16-byte boundary");
+}
+
+TEST_F(Fixture, NullPointer) {
+  auto ts = good();
+  ts[0].data = nullptr;
+  EXPECT_HAS(error(ts), "argument 'src' (src): data pointer is NULL");
+}
+
+TEST_F(Fixture, NonContiguous) {
+  auto ts = good();
+  ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {128, 1}); // a slice of wider rows
+  std::string e = error(ts);
+  EXPECT_HAS(e, "argument 'src' (src): must be row-major contiguous: expected stride 64");
+  ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {1, 1000}); // transposed view
+  EXPECT_HAS(error(ts), "must be row-major contiguous");
+  ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {64, 1}); // explicit contiguous strides
+  EXPECT_EQ(error(ts), "");
+}
+
+TEST_F(Fixture, OffsetsLengthDeterminesG) {
+  auto ts = good();
+  ts[1] = t(QCT_DTYPE_I32, {0});
+  EXPECT_HAS(error(ts), "argument 'offsets' (offsets): cannot derive G from shape [0]");
+}
+
+TEST_F(Fixture, EmptyProblemIsValid) {
+  std::vector<qct_tensor> ts = {t(QCT_DTYPE_U8, {0, 64}), t(QCT_DTYPE_I32, {1}),
+                                t(QCT_DTYPE_U8, {64, 0})};
+  ts[0].data = nullptr; // zero elements: NULL allowed
+  qct_launch_plan plan;
+  qct_kernel_args args;
+  validateLaunch(meta, ts.data(), ts.size(), plan, args);
+  EXPECT_EQ(plan.M, 0);
+  EXPECT_EQ(plan.grid[0], 0u); // launch becomes a no-op
+}
+
+TEST(Metadata, ScheduleOverridesAreChecked) {
+  try {
+    parseMetadata(tinyMetadata(), {"QCT_THREADS=100"});
+    FAIL();
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.status, QCT_ERR_SCHEDULE);
+    EXPECT_HAS(std::string(e.what()), "QCT_THREADS=100 is not a legal value (legal: 128, 256)");
+  }
+  try {
+    parseMetadata(tinyMetadata(), {"QCT_TILE=1"});
+    FAIL();
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.status, QCT_ERR_SCHEDULE);
+    EXPECT_HAS(std::string(e.what()), "no schedule knob 'QCT_TILE' (knobs: QCT_THREADS)");
+  }
+}
+
+TEST(Metadata, MalformedIsAMetadataError) {
+  for (const std::string &bad :
+       {std::string("{"), std::string("[]"), std::string(R"({"format_version": 2})"),
+        tinyMetadata().replace(tinyMetadata().find("\"out[0]\""), 8, "\"out[7]\"")}) {
+    try {
+      parseMetadata(bad, {});
+      ADD_FAILURE() << bad;
+    } catch (const RuntimeError &e) {
+      EXPECT_EQ(e.status, QCT_ERR_METADATA) << e.what();
+    }
+  }
+}
