@@ -681,6 +681,23 @@ KernelSpec Validator::run(const json &root) {
                 "of output \"" + name + "\"; allowed: a name that does not "
                 "collide with <name>_scales");
   }
+  // Two outputs that differ only in name would hold the same bytes.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputInfo &o = outputs[i];
+    if (!o.formatOk || !o.layoutOk)
+      continue;
+    for (size_t j = 0; j < i; ++j) {
+      const OutputInfo &p = outputs[j];
+      if (p.formatOk && p.layoutOk && p.spec.format == o.spec.format &&
+          p.spec.layout == o.spec.layout && p.spec.scale == o.spec.scale &&
+          p.spec.scaleLayout == o.spec.scaleLayout) {
+        error(o.path, "found the same format, layout, scale and scale layout "
+                      "as " + p.path + ", allowed: outputs that differ (these "
+                      "two would hold the same bytes)");
+        break;
+      }
+    }
+  }
   for (const OutputInfo &o : outputs) {
     if (!sourceFormat || !o.formatOk || !o.layoutOk)
       continue;
