@@ -119,9 +119,9 @@ struct FloatFmt {
 QCT_HD constexpr FloatFmt kE2M1() { return {1, 2, 1, 4, true, 0x7u, 0u, 0u, 2}; }
 QCT_HD constexpr FloatFmt kE4M3() { return {3, 4, 7, 8, true, 0x7Eu, 0u, 0x7Fu, 8}; }
 QCT_HD constexpr FloatFmt kE5M2() { return {2, 5, 15, 8, true, 0x7Bu, 0x7Cu, 0x7Fu, 15}; }
-QCT_HD constexpr FloatFmt kBF16() { return {7, 8, 127, 16, false, 0x7F7Fu, 0x7F80u, 0x7FC0u, 127}; }
-QCT_HD constexpr FloatFmt kFP16() { return {10, 5, 15, 16, false, 0x7BFFu, 0x7C00u, 0x7E00u, 15}; }
-QCT_HD constexpr FloatFmt kF32() { return {23, 8, 127, 32, false, 0x7F7FFFFFu, 0x7F800000u, 0x7FC00000u, 127}; }
+QCT_HD constexpr FloatFmt kBF16() { return {7, 8, 127, 16, false, 0x7F7Fu, 0x7F80u, 0x7FFFu, 127}; }
+QCT_HD constexpr FloatFmt kFP16() { return {10, 5, 15, 16, false, 0x7BFFu, 0x7C00u, 0x7FFFu, 15}; }
+QCT_HD constexpr FloatFmt kF32() { return {23, 8, 127, 32, false, 0x7F7FFFFFu, 0x7F800000u, 0x7FFFFFFFu, 127}; }
 
 //===----------------------------------------------------------------------===//
 // The exact rounding primitive
@@ -203,12 +203,14 @@ QCT_HD Parts parts_f64(double x) {
 QCT_HD Parts parts(float x) { return parts_f32(x); }
 QCT_HD Parts parts(double x) { return parts_f64(x); }
 
-/// Full code of round_F(v / 2^scale_exp): sign kept (also for zero), NaN to
-/// the format's NaN keeping the sign, Inf saturated or kept.
+/// Full code of round_F(v / 2^scale_exp): sign kept (also for zero); NaN to
+/// the fp8 NaN keeping the sign, or to the canonical positive NaN of
+/// bf16/fp16/fp32 (0x7FFF, 0x7FFF, 0x7FFFFFFF; e2m1 has none: 0); Inf
+/// saturated (fp8/fp4) or kept.
 QCT_HD u32 encode_parts(const FloatFmt &F, const Parts &p, int scale_exp) {
   const u32 sign = p.neg ? (1u << (F.bits - 1)) : 0u;
   if (p.nan)
-    return sign | F.nancode;
+    return F.sat ? sign | F.nancode : F.nancode;
   if (p.inf)
     return sign | (F.sat ? F.maxcode : F.infcode);
   return sign | round_mag(F, p.m, p.E - scale_exp, false);
@@ -278,11 +280,11 @@ QCT_HD u32 e2m1_from_f32(float y) {
   return c | ((u >> 28) & 8u);
 }
 
-/// bf16 RNE from fp32, overflow to Inf, NaN -> quiet NaN keeping the sign.
+/// bf16 RNE from fp32, overflow to Inf, NaN -> the canonical NaN 0x7FFF.
 QCT_HD u32 bf16_from_f32(float y) {
   const u32 u = f32_bits(y);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-    return ((u >> 16) & 0x8000u) | 0x7FC0u;
+    return 0x7FFFu;
   return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
 }
 
@@ -362,15 +364,17 @@ QCT_HD u32 div_f32_bits(bool neg, u64 ma, int ea, u64 mb, int eb) {
 // The direct aligned conversion (numerics.md 4 `aligned`)
 //===----------------------------------------------------------------------===//
 
-/// fp32 scale_inv of an aligned FP8 block: 2^(bmax - 127 + emax_src - emax_F),
-/// exact also where it is an fp32 subnormal; s = 1 if no covered block is
-/// finite (bmax < 0). An exponent above 127 (only an mxfp8_e5m2 source with
-/// bmax >= 248 into e4m3) has no fp32 value: +Inf.
-QCT_HD u32 aligned_scale_bits(int bmax, int emax_src, int emax_dst) {
+/// Exponent of the fp32 scale_inv of an aligned FP8 block:
+/// bmax - 127 + emax_src - emax_F (exact also where 2^it is an fp32
+/// subnormal), 0 (s = 1) if no covered block is finite (bmax < 0), clamped to
+/// fp32's [-149, 127] (only an mxfp8_e5m2 source with bmax >= 248 into e4m3
+/// reaches the clamp; the elements then divide by the clamped s, as the
+/// reference does).
+QCT_HD int aligned_scale_exp(int bmax, int emax_src, int emax_dst) {
   if (bmax < 0)
-    return 0x3F800000u;
+    return 0;
   const int k = bmax - 127 + emax_src - emax_dst;
-  return k > 127 ? 0x7F800000u : pow2_f32_bits(k);
+  return k > 127 ? 127 : (k < -149 ? -149 : k);
 }
 
 /// fp32 bits of an exact source element value times 2^k, for a nonzero

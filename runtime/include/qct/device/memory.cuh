@@ -49,13 +49,19 @@ template <int Bytes> QCT_DEV void store_bytes(u8 *p, const u32 *w, int n) {
     store_words<Bytes>(p, w);
     return;
   }
-  int i = 0;
-  if (((unsigned long long)p & 3) == 0) {
-    for (; i + 4 <= n; i += 4)
+  // Compile-time word indices only, so the codes stay in registers.
+  const bool a4 = ((unsigned long long)p & 3) == 0;
+#pragma unroll
+  for (int i = 0; i < Bytes; i += 4) {
+    if (a4 && i + 4 <= n) {
       *reinterpret_cast<u32 *>(p + i) = w[i / 4];
+    } else {
+#pragma unroll
+      for (int b = 0; b < 4 && i + b < Bytes; ++b)
+        if (i + b < n)
+          p[i + b] = (u8)(w[i / 4] >> (8 * b));
+    }
   }
-  for (; i < n; ++i)
-    p[i] = (u8)(w[i / 4] >> (8 * (i % 4)));
 }
 
 /// Sets nibble `hi` (0: bits 0..3, 1: bits 4..7) of the byte at p to v without

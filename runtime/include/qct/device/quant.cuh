@@ -85,13 +85,21 @@ template <Fmt F> QCT_HD float hp_value(u32 c) {
 /// The exact decoded value element * scale as a double (exact: at most 28
 /// significant bits, exponents in range); an MX block with scale 0xFF is NaN.
 template <Fmt F> QCT_HD double exact_value(u32 c, u32 scale) {
-  const double e = (double)bits_f32(elem_f32_bits<F>(c));
+  const u32 eb = elem_f32_bits<F>(c);
+  const double pnan = bits_f64(0x7FF8000000000000ull);
+  // NaN signs are set explicitly: GPU arithmetic returns canonical NaNs.
+  const double enan = bits_f64(((u64)(eb >> 31) << 63) | 0x7FF8000000000000ull);
+  const bool e_nan = (eb & 0x7FFFFFFFu) > 0x7F800000u;
+  const double e = (double)bits_f32(eb);
   if constexpr (FmtTraits<F>::mx) {
     if (scale == 0xFFu)
-      return bits_f64(0x7FF8000000000000ull);
-    return e * pow2_f64((int)scale - 127);
+      return pnan; // a NaN block: every element the positive NaN
+    return e_nan ? enan : e * pow2_f64((int)scale - 127);
   } else {
-    return e * (double)bits_f32(scale);
+    const u32 sa = scale & 0x7FFFFFFFu, ea = eb & 0x7FFFFFFFu;
+    if (sa > 0x7F800000u || (ea == 0 && sa == 0x7F800000u) || (ea == 0x7F800000u && sa == 0))
+      return pnan; // NaN scale, 0 * Inf, Inf * 0
+    return e_nan ? enan : e * (double)bits_f32(scale);
   }
 }
 
@@ -269,20 +277,20 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_exact(const doubl
     } else {
       u32 s = amax == 0 ? 0u : div_f32_bits(false, pa.m, pa.E, 7, F.emax - 2);
       if (s == 0)
-        s = 0x3F800000u;
+        s = 0x3F800000u; // amax == 0 or the quotient underflowed
+      else if (s == 0x7F800000u)
+        s = 0x7F7FFFFFu; // beyond fp32 (quantized sources only): FLT_MAX
+
       r.scale = s;
       const Parts ps = parts_f32(bits_f32(s));
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         const Parts px = parts_f64(v[i]);
         u32 y;
-        if (px.nan || px.inf)
-          y = f32_bits((float)v[i]);
-        else if (ps.inf) // s overflowed fp32: x / Inf is a signed zero
-          y = px.neg ? 0x80000000u : 0u;
+        if (px.nan || px.inf) // NaN keeps its sign, Inf saturates
+          r.q[i] = encode_parts(F, px, 0);
         else
-          y = div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E);
-        r.q[i] = encode(F, bits_f32(y));
+          r.q[i] = encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
       }
     }
   }
@@ -304,14 +312,16 @@ QCT_DEV QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
     bmax = bi > bmax ? bi : bmax;
   }
   bmax = group_max<L>(bmax);
-  r.scale = aligned_scale_bits(bmax, emax_src, F.emax);
+  const int se = aligned_scale_exp(bmax, emax_src, F.emax);
+  r.scale = pow2_f32_bits(se);
   float y[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    // Exact element value times 2^(emax_F - emax_src - gap): an exponent add.
+    // Exact element value times 2^(b_j - 127 - se), which is
+    // 2^(emax_F - emax_src - gap) unless se was clamped: an exponent add.
     const u32 eb = elem_f32_bits<SF>(code[i]);
     const bool special = (eb & 0x7FFFFFFFu) >= 0x7F800000u;
-    const int k = F.emax - emax_src - (bmax - b[i]);
+    const int k = b[i] - 127 - se;
     y[i] = bits_f32(special ? eb : scale_bits_exp(eb, k));
   }
   fp8_round_pairs<O::e5m2>(y, r.q);

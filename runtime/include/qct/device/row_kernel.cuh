@@ -79,6 +79,23 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
         v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
     }
     qb = quantize_hp<O, N, L>(v);
+  } else if constexpr (path == ValuePath::exact && O::T::hp) {
+    // Decoding (bf16/fp16/fp32 output): element by element, no value array.
+    // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
+    // significand: exact in bf16 and fp32, an exponent add.
+    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 && sv.scale >= 2 &&
+                      sv.scale <= 252;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const u32 c = code_at<EB>(sv.raw, i);
+      if (fast) {
+        const u32 b = e2m1_f32_bits(c);
+        const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
+        qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
+      } else {
+        qb.q[i] = encode(O::T::elem(), exact_value<S::fmt>(c, sv.scale));
+      }
+    }
   } else if constexpr (path == ValuePath::exact) {
     double v[N];
 #pragma unroll
