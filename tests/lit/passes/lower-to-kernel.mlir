@@ -1,0 +1,51 @@
+// qct-lower-to-kernel: the kernel family and its symbolic schedule knobs
+// (names, legal values, defaults of docs/device-library.md).
+// RUN: qct-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(qct.kernel(qct-lower-to-kernel))' | FileCheck %s
+
+// Row outputs only: the row family, threads and unroll.
+// CHECK-LABEL: qct.kernel @row
+// CHECK-SAME:    family = #qct<family row>
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 2>]
+qct.kernel @row attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
+  qct.store_output %1 to 0 as "a" : !qct.tile<mxfp4, row>
+}
+
+// -----
+
+// A staged col output: the tile family, threads and tile width.
+// CHECK-LABEL: qct.kernel @tile
+// CHECK-SAME:    family = #qct<family tile>
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>]
+qct.kernel @tile attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
+  %2 = qct.stage %1 : !qct.tile<bf16, col>
+  %3 = qct.quantize %2 scales <128, pow2, row_major> : !qct.tile<bf16, col> -> !qct.tile<fp8_e4m3, col>
+  qct.store_output %3 to 0 as "b" : !qct.tile<fp8_e4m3, col>
+}
+
+// -----
+
+// An fp32 tile of 128 features needs more than 48 KiB of shared memory:
+// the default tile width drops to 64 (128 stays legal).
+// CHECK-LABEL: qct.kernel @tile_fp32
+// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [64, 128], 64>
+qct.kernel @tile_fp32 attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<fp32, row>
+  %1 = qct.transpose %0 : !qct.tile<fp32, row> -> !qct.tile<fp32, col>
+  %2 = qct.stage %1 : !qct.tile<fp32, col>
+  %3 = qct.quantize %2 scales <128, amax, row_major> : !qct.tile<fp32, col> -> !qct.tile<fp8_e4m3, col>
+  qct.store_output %3 to 0 as "b" : !qct.tile<fp8_e4m3, col>
+}
+
+// -----
+
+qct.kernel @unstaged attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
+  %2 = qct.quantize %1 scales <128, pow2, row_major> : !qct.tile<bf16, col> -> !qct.tile<fp8_e4m3, col>
+  // expected-error@+1 {{col output is not staged; run qct-stage-transposes}}
+  qct.store_output %2 to 0 as "b" : !qct.tile<fp8_e4m3, col>
+}
