@@ -6,3 +6,4 @@ through their C ABIs (ctypes), so the same package works under any Python.
 """
 
 __version__ = "0.1.0"
+from qct.runtime import load  # noqa: E402,F401  (the runtime binding; needs no torch to import)
