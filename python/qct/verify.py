@@ -1,0 +1,200 @@
+"""Bitwise verification of a generated kernel on the GPU against the numerics reference.
+
+One `Case` is a shape (M, K, groups), a schedule and a seed. `run_case` makes adversarial input
+(qct.inputs), computes every output with the CPU reference (qct.reference), launches the kernel on
+outputs pre-filled with a poison byte (so an unwritten byte is a mismatch too), and compares every
+output buffer byte for byte. `qct run`, `qct verify` and the GPU tests all go through here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from qct import inputs, reference
+
+POISON = 0xA5
+QUANTIZED_SOURCES = inputs.MX_FORMATS + inputs.FP8_BLOCK_FORMATS
+
+
+@dataclass(frozen=True)
+class Case:
+    M: int
+    K: int
+    groups: int = 0  # ragged groups (0: the spec's default of one group when ragged)
+    seed: int = 0
+    schedule: tuple[tuple[str, int], ...] = ()
+    label: str = ""
+
+    def describe(self) -> str:
+        sched = ",".join(f"{k}={v}" for k, v in self.schedule) or "default"
+        return f"M={self.M} K={self.K} G={self.groups} seed={self.seed} [{sched}]" + \
+            (f" {self.label}" if self.label else "")
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    bytes_moved: int = 0
+
+
+def load_metadata(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+def schedules(meta: dict[str, Any]) -> Iterator[tuple[tuple[str, int], ...]]:
+    """Every legal schedule of a kernel: the product of its knobs' values."""
+    knobs = meta["schedule"]["knobs"]
+    for values in itertools.product(*(k["values"] for k in knobs)):
+        yield tuple((k["name"], v) for k, v in zip(knobs, values))
+
+
+def is_ragged(meta: dict[str, Any]) -> bool:
+    return meta["spec"].get("ragged") is not None
+
+
+def make_source(meta: dict[str, Any], M: int, K: int, seed: int) -> inputs.SourceTensor:
+    rng = np.random.default_rng(seed)
+    fmt = meta["spec"]["source"]["format"]
+    if M * K > (1 << 28):
+        # Huge tensors (over 2^31 bytes) tile a random slab of a prime row count, so rows far
+        # apart still differ in alignment while generation stays fast.
+        slab = inputs.source(rng, fmt, 4099, K)
+        reps = -(-M // 4099)
+        data = np.tile(slab.data, (reps, 1))[:M]
+        scales = None if slab.scales is None else np.tile(slab.scales, (reps, 1))[:M]
+        return inputs.SourceTensor(fmt, data, scales, M, K)
+    return inputs.source(rng, fmt, M, K)
+
+
+def make_offsets(meta: dict[str, Any], M: int, groups: int, seed: int) -> np.ndarray | None:
+    ragged = meta["spec"].get("ragged")
+    if ragged is None:
+        return None
+    dtype = np.int64 if ragged["offsets_dtype"] == "int64" else np.int32
+    return inputs.ragged_offsets(np.random.default_rng(seed + 1), M, max(groups, 1), dtype)
+
+
+def reference_outputs(meta: dict[str, Any], src: inputs.SourceTensor,
+                      offsets: np.ndarray | None) -> dict[str, np.ndarray]:
+    """Every output buffer of the kernel as raw bytes, computed by the CPU reference."""
+    spec = meta["spec"]
+    via_bf16 = not spec.get("fuse", True) and spec["source"]["format"] in QUANTIZED_SOURCES
+    ragged_spec = spec.get("ragged")
+    ragged = None if offsets is None else reference.Ragged(offsets, ragged_spec["pad_groups_to"])
+    ref_src = reference.Source(src.format, src.data, src.scales, src.M, src.K)
+    expected: dict[str, np.ndarray] = {}
+    padded = None
+    for i, out in enumerate(spec["outputs"]):
+        result = reference.convert(ref_src, reference.Output(
+            out["format"], out["layout"], out.get("scale") or "none",
+            out.get("scale_layout") or "row_major", via_bf16), ragged)
+        for b in meta["buffers"]:
+            if b.get("output") == i:
+                raw = result.scales if b["field"].startswith("out_scales") else result.data
+                expected[b["name"]] = np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
+        padded = result.padded_offsets
+    for b in meta["buffers"]:
+        if b["field"] == "padded_offsets":
+            expected[b["name"]] = np.ascontiguousarray(padded).view(np.uint8).reshape(-1)
+    return expected
+
+
+def _to_device(array: np.ndarray, device: Any) -> Any:
+    import torch
+
+    flat = np.ascontiguousarray(array)
+    if flat.dtype == np.uint16:
+        flat = flat.view(np.int16)  # torch's uint16 has few kernels; the bits are what count
+    elif flat.dtype == np.uint32:
+        flat = flat.view(np.int32)
+    return torch.from_numpy(flat).to(device)
+
+
+def kernel_inputs(meta: dict[str, Any], src: inputs.SourceTensor, offsets: np.ndarray | None,
+                  device: Any) -> dict[str, Any]:
+    by_field = {"src": src.data, "src_scales": src.scales, "offsets": offsets}
+    tensors = {}
+    for b in meta["buffers"]:
+        if b["dir"] == "in":
+            tensors[b["name"]] = _to_device(by_field[b["field"]], device)
+    return tensors
+
+
+def first_mismatches(name: str, expected: np.ndarray, found: np.ndarray, limit: int = 4) -> list[str]:
+    if expected.size != found.size:
+        return [f"{name}: size {found.size} bytes, reference {expected.size}"]
+    bad = np.flatnonzero(expected != found)
+    if bad.size == 0:
+        return []
+    lines = [f"{name}: {bad.size} of {expected.size} bytes differ"]
+    for i in bad[:limit]:
+        lines.append(f"  {name} byte {i}: kernel 0x{int(found[i]):02x}, reference 0x{int(expected[i]):02x}")
+    return lines
+
+
+def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None) -> CaseResult:
+    """Runs one case on the current CUDA device; the comparison covers every output byte."""
+    import torch
+
+    device = torch.device("cuda", torch.cuda.current_device())
+    src = make_source(meta, case.M, case.K, case.seed)
+    offsets = make_offsets(meta, case.M, case.groups, case.seed)
+    expected = reference_outputs(meta, src, offsets)
+    tensors = kernel_inputs(meta, src, offsets, device)
+    d_offsets = tensors.get(next((b["name"] for b in meta["buffers"] if b["field"] == "offsets"), ""))
+    outputs = kernel.allocate_outputs(case.M, case.K, d_offsets, device=device)
+    for t in outputs.values():
+        t.view(torch.uint8).fill_(POISON)
+    tensors.update(outputs)
+    with torch.cuda.stream(stream) if stream is not None else _nullcontext():
+        kernel(**tensors)
+        kernel.check_errors()
+    torch.cuda.synchronize()
+    problems: list[str] = []
+    moved = sum(t.numel() * t.element_size() for t in tensors.values())
+    for name, want in expected.items():
+        got = outputs[name].contiguous().view(torch.uint8).reshape(-1).cpu().numpy()
+        problems += first_mismatches(name, want, got)
+    return CaseResult(case, not problems, problems, moved)
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
+    """The GPU tier's shapes for one kernel: every legal schedule on a mid-size random case, plus
+    the adversarial shapes at the default schedule."""
+    ragged = is_ragged(meta)
+    K = 512 if meta["spec"]["source"]["format"] != "fp32" else 256
+    static_k = (meta["spec"].get("static") or {}).get("K")
+    if static_k:
+        K = static_k
+    cases = [Case(1000, K, 8 if ragged else 0, seed=11, schedule=s, label="schedule sweep")
+             for s in schedules(meta)]
+    if quick:
+        return cases[:1]
+    cases += [
+        Case(1, K, 1 if ragged else 0, seed=1, label="M=1"),
+        Case(127, K, 3 if ragged else 0, seed=2, label="M not a multiple of 128"),
+        Case(4096 + 77, K, 32 if ragged else 0, seed=3, label="random, wide spreads"),
+    ]
+    if ragged:
+        cases += [
+            Case(5, K, 7, seed=4, label="mostly empty and one-row groups"),
+            Case(20000, K, 256, seed=5, label="256 groups"),
+            Case(0, K, 4, seed=6, label="M=0, all groups empty"),
+        ]
+    return cases
