@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Order is the order of `qct --help`.
-COMMAND_MODULES = ("compile", "emit", "check", "selfcheck", "run", "bench", "tune", "cache", "env")
+COMMAND_MODULES = ("compile", "emit", "check", "run", "verify", "bench", "tune", "cache", "env")
 
 
 class QctError(Exception):
