@@ -60,12 +60,12 @@ FP32 = Fmt("fp32", 8, 23, 127, Fraction((2 ** 24 - 1) * 2 ** (127 - 23)), True)
 
 
 def floor_log2(x: Fraction) -> int:
-    """floor(log2(x)) for x > 0, exactly."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    if Fraction(2) ** e > x:
+    """floor(log2(x)) for x > 0, exactly (integer comparisons of numerator and denominator)."""
+    p, q = x.numerator, x.denominator
+    e = p.bit_length() - q.bit_length()
+    # now 2^(e-1) < p/q < 2^(e+1); decide whether p/q >= 2^e
+    if (p << max(0, -e)) < (q << max(0, e)):
         e -= 1
-    if Fraction(2) ** (e + 1) <= x:
-        e += 1
     return e
 
 
@@ -119,13 +119,16 @@ def round_mag(fmt: Fmt, a: Fraction) -> Optional[Fraction]:
     """a >= 0 rounded to nearest-even on fmt's grid (unbounded exponent); None beyond max."""
     if a == 0:
         return Fraction(0)
-    e = max(floor_log2(a), fmt.emin)
-    q = pow2(e - fmt.mbits)
-    n = a // q
-    r = a - n * q
-    if r > q / 2 or (r == q / 2 and n % 2 == 1):
+    t = max(floor_log2(a), fmt.emin) - fmt.mbits  # the quantum is 2^t
+    num, den = a.numerator, a.denominator
+    if t >= 0:
+        den <<= t
+    else:
+        num <<= -t
+    n, r = divmod(num, den)  # a / 2^t = n + r / den
+    if 2 * r > den or (2 * r == den and n % 2 == 1):
         n += 1
-    res = n * q
+    res = Fraction(n << t) if t >= 0 else Fraction(n, 1 << -t)
     return None if res > fmt.max else res
 
 

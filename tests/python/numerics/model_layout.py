@@ -65,13 +65,20 @@ def decode_source(fmt: str, data: np.ndarray, scales: Optional[np.ndarray], M: i
     return X, SB
 
 
+_DECODED: dict = {}
+
+
 def model_convert(src_fmt: str, data: np.ndarray, scales: Optional[np.ndarray], M: int, K: int,
                   out_fmt: str, layout: str, scale: str, scale_layout: str = "row_major",
                   via_bf16: bool = False, offsets: Optional[list[int]] = None, P: int = 1):
     """(data bytes, scales array or None, padded offsets or None), as docs/kernel-abi.md."""
-    X, SB = decode_source(src_fmt, data, scales, M, K)
-    if via_bf16:
-        X = [[decode_code(BF16, encode(BF16, x)) for x in row] for row in X]
+    key = (id(data), id(scales), src_fmt, M, K, via_bf16)
+    if key not in _DECODED:  # the tests convert one source many ways
+        X, SB = decode_source(src_fmt, data, scales, M, K)
+        if via_bf16:
+            X = [[decode_code(BF16, encode(BF16, x)) for x in row] for row in X]
+        _DECODED[key] = (X, SB, data, scales)  # keeps the arrays alive: ids stay unique
+    X, SB = _DECODED[key][:2]
     B = block_of(out_fmt)
     elem = ELEM[out_fmt]
     padded = None
