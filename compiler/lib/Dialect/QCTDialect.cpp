@@ -54,8 +54,7 @@ BlockScaleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "block size must be 32 (MX) or 128 (FP8), got "
                        << block;
   bool mxPolicy = policy == ScalePolicy::floor || policy == ScalePolicy::rceil;
-  bool fp8Policy = policy == ScalePolicy::amax ||
-                   policy == ScalePolicy::pow2 ||
+  bool fp8Policy = policy == ScalePolicy::amax || policy == ScalePolicy::pow2 ||
                    policy == ScalePolicy::aligned;
   if (block == 32 && fp8Policy)
     return emitError() << "scale policy '" << stringifyScalePolicy(policy)
@@ -98,8 +97,7 @@ void RaggedAttr::print(AsmPrinter &printer) const {
 }
 
 LogicalResult RaggedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 Type offsetsType, int64_t padGroupsTo,
-                                 bool) {
+                                 Type offsetsType, int64_t padGroupsTo, bool) {
   if (!offsetsType.isSignlessInteger(32) && !offsetsType.isSignlessInteger(64))
     return emitError() << "ragged offsets must be i32 or i64, got "
                        << offsetsType;
@@ -118,8 +116,7 @@ LogicalResult KnobAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // The name becomes a preprocessor macro in the emitted source.
   if (name.empty() || !(isalpha(name[0]) || name[0] == '_') ||
       !llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; }))
-    return emitError() << "knob name '" << name
-                       << "' is not a C identifier";
+    return emitError() << "knob name '" << name << "' is not a C identifier";
   if (values.empty())
     return emitError() << "knob '" << name << "' has no legal values";
   if (!llvm::is_contained(values, defaultValue))

@@ -95,17 +95,17 @@ LogicalResult LoadSourceOp::verify() {
   std::optional<BlockScaleAttr> scale = getScale();
   if (!type.isQuantized()) {
     if (scale)
-      return emitOpError("a ") << fmt(type.getFormat())
-                               << " source has no block scales";
+      return emitOpError("a ")
+             << fmt(type.getFormat()) << " source has no block scales";
     return success();
   }
   if (!scale)
-    return emitOpError("a ") << fmt(type.getFormat())
-                             << " source needs its block scales";
+    return emitOpError("a ")
+           << fmt(type.getFormat()) << " source needs its block scales";
   if (scale->getBlock() != blockSizeOf(type.getFormat()))
-    return emitOpError("a ") << fmt(type.getFormat()) << " source has blocks of "
-                             << blockSizeOf(type.getFormat()) << ", not "
-                             << scale->getBlock();
+    return emitOpError("a ")
+           << fmt(type.getFormat()) << " source has blocks of "
+           << blockSizeOf(type.getFormat()) << ", not " << scale->getBlock();
   ScalePolicy p = scale->getPolicy();
   if (p == ScalePolicy::aligned)
     return emitOpError("'aligned' describes a conversion, not a source");
@@ -124,7 +124,8 @@ void LoadSourceOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult DecodeOp::verify() {
   TileType in = tileOf(getInput()), out = getResult().getType();
   if (!in.isQuantized())
-    return emitOpError("decodes a quantized value, got ") << fmt(in.getFormat());
+    return emitOpError("decodes a quantized value, got ")
+           << fmt(in.getFormat());
   if (out.isQuantized())
     return emitOpError("decodes to exact, bf16, fp16 or fp32, not ")
            << fmt(out.getFormat());
@@ -164,10 +165,10 @@ struct HoistTransposeAboveDecode : public OpRewritePattern<TransposeOp> {
       return failure();
     TileType src = tileOf(decode.getInput());
     auto srcT = TileType::get(getContext(), src.getFormat(), Layout::col);
-    auto dstT = TileType::get(getContext(),
-                              decode.getResult().getType().getFormat(),
-                              Layout::col);
-    Value t = TransposeOp::create(rewriter, op.getLoc(), srcT, decode.getInput());
+    auto dstT = TileType::get(
+        getContext(), decode.getResult().getType().getFormat(), Layout::col);
+    Value t =
+        TransposeOp::create(rewriter, op.getLoc(), srcT, decode.getInput());
     rewriter.replaceOpWithNewOp<DecodeOp>(op, dstT, t);
     return success();
   }
@@ -203,9 +204,9 @@ static LogicalResult verifyScaleFor(Operation *op, TileType in, TileType out,
   if (in.getLayout() != out.getLayout())
     return op->emitOpError("keeps the layout");
   if (scale.getBlock() != blockSizeOf(out.getFormat()))
-    return op->emitOpError("") << fmt(out.getFormat()) << " has blocks of "
-                               << blockSizeOf(out.getFormat()) << ", not "
-                               << scale.getBlock();
+    return op->emitOpError("")
+           << fmt(out.getFormat()) << " has blocks of "
+           << blockSizeOf(out.getFormat()) << ", not " << scale.getBlock();
   if (scale.getPolicy() == ScalePolicy::none)
     return op->emitOpError("needs a scale policy");
   return success();

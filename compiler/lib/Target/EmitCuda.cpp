@@ -79,9 +79,10 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
     const OutputPlan &out = plan.outputs[i];
     os << "using Out" << i << " = Out<Fmt::" << formatName(out.format)
        << ", Layout::" << layoutName(out.layout) << ", " << out.block
-       << ", Scale::" << scalePolicyName(out.scale) << ", ScaleLayout::"
-       << scaleLayoutName(out.scaleLayout) << ",\n                 Path::"
-       << (out.viaBf16 ? "via_bf16" : "direct") << ">;\n";
+       << ", Scale::" << scalePolicyName(out.scale)
+       << ", ScaleLayout::" << scaleLayoutName(out.scaleLayout)
+       << ",\n                 Path::" << (out.viaBf16 ? "via_bf16" : "direct")
+       << ">;\n";
   }
   if (plan.ragged)
     os << "using Group = Ragged<"

@@ -58,7 +58,7 @@ static ir::ScalePolicy toIR(::qct::ScalePolicy p) {
 
 static ir::ScaleLayout toIR(::qct::ScaleLayout l) {
   return l == ::qct::ScaleLayout::RowMajor ? ir::ScaleLayout::row_major
-                                         : ir::ScaleLayout::mn_major;
+                                           : ir::ScaleLayout::mn_major;
 }
 
 static llvm::Error importError(const ::qct::KernelSpec &spec,
@@ -68,8 +68,8 @@ static llvm::Error importError(const ::qct::KernelSpec &spec,
 }
 
 namespace qct {
-llvm::Expected<OwningOpRef<ModuleOp>>
-importSpec(MLIRContext &context, const KernelSpec &spec) {
+llvm::Expected<OwningOpRef<ModuleOp>> importSpec(MLIRContext &context,
+                                                 const KernelSpec &spec) {
   if (spec.outputs.empty() || spec.outputs.size() > 3)
     return importError(spec, "needs one to three outputs");
 
@@ -121,17 +121,17 @@ importSpec(MLIRContext &context, const KernelSpec &spec) {
                                          : ir::Format::bf16;
       v = ir::DecodeOp::create(b, loc, tile(decoded, ir::Layout::row), v);
     } else if (!outQuantized && outFormat != srcFormat) {
-      return importError(spec, "output '" + out.name + "': " +
-                                   formatName(spec.source.format) + " to " +
-                                   formatName(out.format) +
+      return importError(spec, "output '" + out.name +
+                                   "': " + formatName(spec.source.format) +
+                                   " to " + formatName(out.format) +
                                    " is a plain cast, not a qct kernel");
     }
     ir::Format valueFormat = cast<ir::TileType>(v.getType()).getFormat();
     if (out.layout == Layout::Col)
       v = ir::TransposeOp::create(b, loc, tile(valueFormat, ir::Layout::col),
                                   v);
-    ir::Layout layout = out.layout == Layout::Col ? ir::Layout::col
-                                                  : ir::Layout::row;
+    ir::Layout layout =
+        out.layout == Layout::Col ? ir::Layout::col : ir::Layout::row;
     if (outQuantized)
       v = ir::QuantizeOp::create(
           b, loc, tile(outFormat, layout), v,

@@ -73,21 +73,22 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
                     : KernelFamily::Row;
   for (Attribute a : kernel.getScheduleAttr()) {
     auto knob = cast<ir::KnobAttr>(a);
-    plan.knobs.push_back({knob.getName().str(),
-                          std::vector<int64_t>(knob.getValues().begin(),
-                                               knob.getValues().end()),
-                          knob.getDefaultValue()});
+    plan.knobs.push_back(
+        {knob.getName().str(),
+         std::vector<int64_t>(knob.getValues().begin(), knob.getValues().end()),
+         knob.getDefaultValue()});
   }
   // The emitted entry passes these names to the family's body template.
   for (const char *name :
-       {"QCT_THREADS", plan.family == KernelFamily::Tile ? "QCT_TILE_K"
-                                                         : "QCT_UNROLL"})
-    if (llvm::none_of(plan.knobs, [&](const Knob &k) { return k.name == name; }))
+       {"QCT_THREADS",
+        plan.family == KernelFamily::Tile ? "QCT_TILE_K" : "QCT_UNROLL"})
+    if (llvm::none_of(plan.knobs,
+                      [&](const Knob &k) { return k.name == name; }))
       return planError(kernel, llvm::Twine("schedule lacks the knob ") + name);
   if (std::optional<ir::RaggedAttr> r = kernel.getRagged()) {
     RaggedSpec ragged;
-    ragged.offsetsType = r->getOffsetsType().isInteger(64) ? OffsetsType::I64
-                                                           : OffsetsType::I32;
+    ragged.offsetsType =
+        r->getOffsetsType().isInteger(64) ? OffsetsType::I64 : OffsetsType::I32;
     ragged.padGroupsTo = r->getPadGroupsTo();
     ragged.writePaddedOffsets = r->getWritePaddedOffsets();
     plan.ragged = ragged;
@@ -105,8 +106,8 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
     out.name = store.getName().str();
     auto type = cast<ir::TileType>(store.getValue().getType());
     out.format = fromIR(type.getFormat());
-    out.layout = type.getLayout() == ir::Layout::col ? Layout::Col
-                                                     : Layout::Row;
+    out.layout =
+        type.getLayout() == ir::Layout::col ? Layout::Col : Layout::Row;
     // Every output of an unfused spec takes the bf16 path (device library:
     // Path is per kernel choice, set on every output).
     out.viaBf16 = quantizedSource && !kernel.getFuse();
@@ -135,8 +136,10 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
                                        "' reads a second qct.load_source");
         break;
       } else if (!isa<ir::TransposeOp>(op)) {
-        return planError(kernel, "output '" + out.name + "': no device form "
-                                 "for " + op->getName().getStringRef());
+        return planError(kernel, "output '" + out.name +
+                                     "': no device form "
+                                     "for " +
+                                     op->getName().getStringRef());
       }
       op = op->getNumOperands() ? op->getOperand(0).getDefiningOp() : nullptr;
     }

@@ -91,8 +91,8 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
   j["name"] = plan.name;
   j["entry"] = "qct_" + plan.name;
   j["cuda_source"] = plan.name + ".cu";
-  j["spec_hash"] = plan.specHash.empty() ? computeSpecHash(spec)
-                                         : plan.specHash;
+  j["spec_hash"] =
+      plan.specHash.empty() ? computeSpecHash(spec) : plan.specHash;
   j["compiler_version"] = QCT_VERSION_STRING;
   j["kernel_args_version"] = 1; // QCT_KERNEL_ARGS_VERSION
   j["device_headers"] = ojson::array({kDeviceHeader});
@@ -105,10 +105,9 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
   int vec = vecElements(plan.source);
   cons.multipleOf(vec, "16-byte vectors of " + src);
   if (isQuantizedFormat(plan.source))
-    cons.multipleOf(formatBlockSize(plan.source), "source " + src +
-                                                      " blocks of " +
-                                                      str(formatBlockSize(
-                                                          plan.source)));
+    cons.multipleOf(formatBlockSize(plan.source),
+                    "source " + src + " blocks of " +
+                        str(formatBlockSize(plan.source)));
   for (size_t i = 0; i < plan.outputs.size(); ++i) {
     const OutputPlan &out = plan.outputs[i];
     // Col outputs block along M, which needs no constraint (partial blocks).
@@ -127,16 +126,18 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
   auto buffer = [&](const std::string &name, const std::string &field,
                     const char *dir, const std::string &dtype,
                     std::vector<std::string> shape, int output = -1) {
-    ojson b = {{"name", name}, {"field", field}, {"dir", dir},
-               {"dtype", dtype}, {"shape", shape}};
+    ojson b = {{"name", name},
+               {"field", field},
+               {"dir", dir},
+               {"dtype", dtype},
+               {"shape", shape}};
     if (output >= 0)
       b["output"] = output;
     buffers.push_back(std::move(b));
   };
   std::string offsetsDtype;
   if (plan.ragged)
-    offsetsDtype =
-        plan.ragged->offsetsType == OffsetsType::I64 ? "i64" : "i32";
+    offsetsDtype = plan.ragged->offsetsType == OffsetsType::I64 ? "i64" : "i32";
 
   buffer("src", "src", "in", elementDtype(plan.source),
          {"M", rowBytes(plan.source, "K")});
@@ -197,9 +198,8 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
   ojson launch;
   launch["block"] = {"QCT_THREADS", "1", "1"};
   if (plan.family == KernelFamily::Row) {
-    launch["grid"] = {"max(cdiv(M*K," + str(vec) +
-                          "*QCT_THREADS*QCT_UNROLL),1)",
-                      "1", "1"};
+    launch["grid"] = {
+        "max(cdiv(M*K," + str(vec) + "*QCT_THREADS*QCT_UNROLL),1)", "1", "1"};
     launch["dynamic_smem_bytes"] = "0";
   } else {
     std::string rowb, scb;

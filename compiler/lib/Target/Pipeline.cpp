@@ -1,4 +1,5 @@
-//===- Pipeline.cpp - ::qct::compileSpec ------------------------------------===//
+//===- Pipeline.cpp - ::qct::compileSpec
+//------------------------------------===//
 //
 // Import, qct-pipeline, emission: the same pipeline `qct-opt --qct-pipeline`
 // runs, so the pass tests cover what the driver does.
@@ -30,7 +31,7 @@ static std::string print(ModuleOp module) {
 
 namespace qct {
 llvm::Expected<::qct::CompileResult> compileSpec(const KernelSpec &spec,
-                                                    Stage upTo) {
+                                                 Stage upTo) {
   MLIRContext context;
   context.loadDialect<mlir::qct::QCTDialect>();
   // Collect MLIR diagnostics (verifier, passes) into the returned error
