@@ -127,9 +127,12 @@ template <int N> struct QBlock {
   u32 scale; // e8m0 byte or f32 bits; unused for bf16/fp16/fp32 outputs
 };
 
-/// Round fp32 values already divided by their scale into an fp8 format,
-/// pairwise through the hardware conversion. NaN keeps its sign; Inf -> max.
-template <bool E5M2, int N> QCT_DEV void fp8_round_pairs(const float (&y)[N], u32 (&q)[N]) {
+/// Round fp32 values already divided by their scale (y) into an fp8 format,
+/// pairwise through the hardware conversion. NaN and Inf are taken from the
+/// undivided values v: GPU arithmetic turns every NaN into the canonical
+/// positive one, and the contract keeps the sign (Inf -> +-max).
+template <bool E5M2, int N>
+QCT_HD void fp8_round_pairs(const float (&y)[N], const float (&v)[N], u32 (&q)[N]) {
   constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
 #pragma unroll
   for (int i = 0; i < N; i += 2) {
@@ -140,7 +143,7 @@ template <bool E5M2, int N> QCT_DEV void fp8_round_pairs(const float (&y)[N], u3
   }
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const u32 u = f32_bits(y[i]), a = u & 0x7FFFFFFFu, s = (u >> 24) & 0x80u;
+    const u32 u = f32_bits(v[i]), a = u & 0x7FFFFFFFu, s = (u >> 24) & 0x80u;
     if (a >= 0x7F800000u)
       q[i] = s | (a == 0x7F800000u ? F.maxcode : F.nancode);
   }
@@ -191,7 +194,7 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_hp(const float (&
       for (int i = 0; i < N; ++i)
         r.q[i] = e2m1_from_f32(y[i]);
     } else {
-      fp8_round_pairs<O::e5m2>(y, r.q);
+      fp8_round_pairs<O::e5m2>(y, v, r.q);
     }
   } else { // FP8 1x128: amax ignores NaN, counts Inf as max_F
     const u32 maxf = round_mag(kF32(), 7, F.emax - 2, false);
@@ -221,7 +224,7 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_hp(const float (&
       for (int i = 0; i < N; ++i)
         y[i] = div_rn(v[i], s);
     }
-    fp8_round_pairs<O::e5m2>(y, r.q);
+    fp8_round_pairs<O::e5m2>(y, v, r.q);
   }
   return r;
 }
@@ -286,7 +289,6 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_exact(const doubl
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         const Parts px = parts_f64(v[i]);
-        u32 y;
         if (px.nan || px.inf) // NaN keeps its sign, Inf saturates
           r.q[i] = encode_parts(F, px, 0);
         else
@@ -324,7 +326,7 @@ QCT_DEV QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
     const int k = b[i] - 127 - se;
     y[i] = bits_f32(special ? eb : scale_bits_exp(eb, k));
   }
-  fp8_round_pairs<O::e5m2>(y, r.q);
+  fp8_round_pairs<O::e5m2>(y, y, r.q);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     if (b[i] == 0xFF)
