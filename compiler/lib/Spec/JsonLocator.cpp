@@ -38,6 +38,10 @@ public:
   Scanner(JsonLocator &loc) : loc(loc), text(loc.text) {}
 
   void run() {
+    // nlohmann skips a UTF-8 byte order mark; so must we, or every position
+    // would be lost.
+    if (text.starts_with("\xEF\xBB\xBF"))
+      pos = 3;
     skipSpace();
     if (!value(""))
       return;

@@ -18,7 +18,8 @@ nlohmann::json qct::toJson(const KernelSpec &spec) {
   source["format"] = formatName(spec.source.format).str();
   source["scales"] = nullptr;
   if (isQuantizedFormat(spec.source.format))
-    source["scales"] = {{"layout", scaleLayoutName(spec.source.scaleLayout).str()}};
+    source["scales"] = {
+        {"layout", scaleLayoutName(spec.source.scaleLayout).str()}};
   source["policy"] = nullptr;
   if (spec.source.scalePolicy != ScalePolicy::None)
     source["policy"] = scalePolicyName(spec.source.scalePolicy).str();
@@ -34,7 +35,8 @@ nlohmann::json qct::toJson(const KernelSpec &spec) {
     // output has the same keys and a reader can index without checking.
     bool scaled = out.scale != ScalePolicy::None;
     o["block"] = scaled ? json(out.block) : json(nullptr);
-    o["scale"] = scaled ? json(scalePolicyName(out.scale).str()) : json(nullptr);
+    o["scale"] =
+        scaled ? json(scalePolicyName(out.scale).str()) : json(nullptr);
     o["scale_layout"] =
         scaled ? json(scaleLayoutName(out.scaleLayout).str()) : json(nullptr);
     outputs.push_back(std::move(o));
@@ -43,9 +45,10 @@ nlohmann::json qct::toJson(const KernelSpec &spec) {
 
   j["ragged"] = nullptr;
   if (spec.ragged)
-    j["ragged"] = {{"offsets_dtype", offsetsTypeName(spec.ragged->offsetsType).str()},
-                   {"pad_groups_to", spec.ragged->padGroupsTo},
-                   {"write_padded_offsets", spec.ragged->writePaddedOffsets}};
+    j["ragged"] = {
+        {"offsets_dtype", offsetsTypeName(spec.ragged->offsetsType).str()},
+        {"pad_groups_to", spec.ragged->padGroupsTo},
+        {"write_padded_offsets", spec.ragged->writePaddedOffsets}};
   j["static"] = nullptr;
   if (spec.staticK)
     j["static"] = {{"K", *spec.staticK}};

@@ -23,9 +23,9 @@
 #include <numeric>
 
 using namespace qct;
-using nlohmann::json;
 using llvm::ArrayRef;
 using llvm::StringRef;
+using nlohmann::json;
 
 namespace {
 
@@ -39,9 +39,9 @@ constexpr StringRef kRaggedKeys[] = {"offsets_dtype", "pad_groups_to",
                                      "write_padded_offsets"};
 constexpr StringRef kStaticKeys[] = {"K"};
 
-constexpr StringRef kSourceFormats[] = {"bf16",       "fp16",       "fp32",
-                                        "mxfp4",      "mxfp8_e4m3", "mxfp8_e5m2",
-                                        "fp8_e4m3",   "fp8_e5m2"};
+constexpr StringRef kSourceFormats[] = {"bf16",     "fp16",       "fp32",
+                                        "mxfp4",    "mxfp8_e4m3", "mxfp8_e5m2",
+                                        "fp8_e4m3", "fp8_e5m2"};
 constexpr StringRef kOutputFormats[] = {"mxfp4",    "mxfp8_e4m3", "mxfp8_e5m2",
                                         "fp8_e4m3", "fp8_e5m2",   "bf16"};
 constexpr StringRef kLayouts[] = {"row", "col"};
@@ -163,8 +163,9 @@ public:
   /// Reports the errors found, in file order (they are found section by
   /// section, but read best top to bottom).
   void flush() {
-    std::stable_sort(pending.begin(), pending.end(),
-                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::stable_sort(
+        pending.begin(), pending.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto &entry : pending)
       sink.report(std::move(entry.second));
     pending.clear();
@@ -238,9 +239,14 @@ private:
     errorAtOffset(offsetOf(path, /*preferKey=*/true), prefixed(path, rest));
   }
   /// A required key is missing: point at the object that lacks it.
+  /// (A required key written `null` is reported at its value instead.)
   void errorMissing(StringRef objPath, StringRef key, const llvm::Twine &rest) {
-    errorAtOffset(offsetOf(objPath, /*preferKey=*/false),
-                  prefixed(jsonChildPath(objPath, key), "missing, " + rest));
+    std::string path = jsonChildPath(objPath, key);
+    if (std::optional<size_t> value = locator.valueOffset(path))
+      errorAtOffset(*value, prefixed(path, "found null, " + rest));
+    else
+      errorAtOffset(offsetOf(objPath, /*preferKey=*/false),
+                    prefixed(path, "missing, " + rest));
   }
 
   // --- Typed accessors -------------------------------------------------
@@ -270,9 +276,8 @@ private:
   /// A string among `allowed`; reports what was found otherwise. `context`
   /// says whose list it is ("for fp8_e4m3"), `why` explains a restriction.
   std::optional<std::string> oneOf(const json &v, StringRef path,
-                                    ArrayRef<StringRef> allowed,
-                                    StringRef context = "",
-                                    StringRef why = "") {
+                                   ArrayRef<StringRef> allowed,
+                                   StringRef context = "", StringRef why = "") {
     if (v.is_string() && llvm::is_contained(allowed, v.get<std::string>()))
       return v.get<std::string>();
     std::string hint = v.is_string() && !isKnownTerm(v.get<std::string>())
@@ -361,9 +366,9 @@ void Validator::parseSource(const json &root, KernelSpec &spec) {
                    "allowed for source " + formatName(*sourceFormat) +
                        ": amax, pow2 (how its 1x128 scales were made; "
                        "there is no default)");
-    else if (auto name = oneOf(*policy, "source.policy", kFP8Scales,
-                               ("for source " + formatName(*sourceFormat))
-                                   .str()))
+    else if (auto name =
+                 oneOf(*policy, "source.policy", kFP8Scales,
+                       ("for source " + formatName(*sourceFormat)).str()))
       spec.source.scalePolicy = *parseScalePolicy(*name);
   } else if (policy && sourceFormat) {
     error("source.policy", "found " + describe(*policy) +
@@ -399,8 +404,8 @@ void Validator::parseOutput(const json &v, size_t index, OutputInfo &info) {
   }
 
   if (const json *format = member(v, "format")) {
-    if (auto name = oneOf(*format, jsonChildPath(path, "format"),
-                          kOutputFormats)) {
+    if (auto name =
+            oneOf(*format, jsonChildPath(path, "format"), kOutputFormats)) {
       out.format = *parseFormat(*name);
       info.formatOk = true;
     }
@@ -428,9 +433,9 @@ void Validator::parseOutput(const json &v, size_t index, OutputInfo &info) {
 
   if (out.format == Format::BF16) {
     // A decoded bf16 output is plain data: nothing to block or scale.
-    for (auto [key, value] : {std::pair{"block", block},
-                              std::pair{"scale", scale},
-                              std::pair{"scale_layout", scaleLayout}})
+    for (auto [key, value] :
+         {std::pair{"block", block}, std::pair{"scale", scale},
+          std::pair{"scale_layout", scaleLayout}})
       if (value)
         error(jsonChildPath(path, key),
               "found " + describe(*value) +
@@ -445,9 +450,9 @@ void Validator::parseOutput(const json &v, size_t index, OutputInfo &info) {
   int expectedBlock = formatBlockSize(out.format);
   out.block = expectedBlock;
   if (block) {
-    std::optional<int64_t> b = integer(*block, jsonChildPath(path, "block"),
-                                       "for " + fmt + ": " +
-                                           llvm::Twine(expectedBlock));
+    std::optional<int64_t> b =
+        integer(*block, jsonChildPath(path, "block"),
+                "for " + fmt + ": " + llvm::Twine(expectedBlock));
     if (b && *b != expectedBlock)
       error(jsonChildPath(path, "block"), "found " + describe(*block) +
                                               ", allowed for " + fmt + ": " +
@@ -462,13 +467,12 @@ void Validator::parseOutput(const json &v, size_t index, OutputInfo &info) {
         out.scale = *parseScalePolicy(*name);
   } else {
     bool mxSource = sourceFormat && isMXFormat(*sourceFormat);
-    ArrayRef<StringRef> allowed =
-        sourceFormat && !mxSource ? ArrayRef<StringRef>(kFP8Scales)
-                                  : ArrayRef<StringRef>(kFP8ScalesFromMX);
-    std::string context =
-        sourceFormat ? "for " + fmt + " from source " +
-                           formatName(*sourceFormat).str()
-                     : "for " + fmt;
+    ArrayRef<StringRef> allowed = sourceFormat && !mxSource
+                                      ? ArrayRef<StringRef>(kFP8Scales)
+                                      : ArrayRef<StringRef>(kFP8ScalesFromMX);
+    std::string context = sourceFormat ? "for " + fmt + " from source " +
+                                             formatName(*sourceFormat).str()
+                                       : "for " + fmt;
     StringRef why = sourceFormat && !mxSource && scale && scale->is_string() &&
                             scale->get<std::string>() == "aligned"
                         ? "aligned derives the scale from MX source scales"
@@ -532,10 +536,9 @@ void Validator::parseRagged(const json &v, KernelSpec &spec,
   // Row outputs do not depend on the groups (numerics.md 6), so ragged
   // without a col output would take an offsets tensor and ignore it: almost
   // certainly a mistake in the spec, so it is an error, not a no-op.
-  bool allLayoutsKnown = !outputs.empty() &&
-                         llvm::all_of(outputs, [](const OutputInfo &o) {
-                           return o.layoutOk;
-                         });
+  bool allLayoutsKnown =
+      !outputs.empty() &&
+      llvm::all_of(outputs, [](const OutputInfo &o) { return o.layoutOk; });
   bool anyCol = llvm::any_of(outputs, [](const OutputInfo &o) {
     return o.layoutOk && o.spec.layout == Layout::Col;
   });
@@ -601,9 +604,8 @@ KernelSpec Validator::run(const json &root) {
     SourceLoc first = locator.location(dup.firstKeyOffset);
     errorAtOffset(dup.keyOffset,
                   dup.path + ": found this key a second time (the first is " +
-                      "at line " + llvm::Twine(first.line) +
-                      ", column " + llvm::Twine(first.column) +
-                      "), allowed: each key once");
+                      "at line " + llvm::Twine(first.line) + ", column " +
+                      llvm::Twine(first.column) + "), allowed: each key once");
   }
   if (!root.is_object()) {
     error("", "found " + describe(root) +
@@ -628,8 +630,8 @@ KernelSpec Validator::run(const json &root) {
     if (description->is_string())
       spec.description = description->get<std::string>();
     else
-      error("description", "found " + describe(*description) +
-                               ", allowed: a string");
+      error("description",
+            "found " + describe(*description) + ", allowed: a string");
   }
 
   parseSource(root, spec);
@@ -677,8 +679,11 @@ KernelSpec Validator::run(const json &root) {
     StringRef name = o.spec.name;
     if (name.consume_back("_scales") && namesSeen.count(name))
       error(jsonChildPath(o.path, "name"),
-            "found " + json(o.spec.name).dump() + ", which is the scale buffer "
-                "of output \"" + name + "\"; allowed: a name that does not "
+            "found " + json(o.spec.name).dump() +
+                ", which is the scale buffer "
+                "of output \"" +
+                name +
+                "\"; allowed: a name that does not "
                 "collide with <name>_scales");
   }
   // Two outputs that differ only in name would hold the same bytes.
@@ -692,8 +697,10 @@ KernelSpec Validator::run(const json &root) {
           p.spec.layout == o.spec.layout && p.spec.scale == o.spec.scale &&
           p.spec.scaleLayout == o.spec.scaleLayout) {
         error(o.path, "found the same format, layout, scale and scale layout "
-                      "as " + p.path + ", allowed: outputs that differ (these "
-                      "two would hold the same bytes)");
+                      "as " +
+                          p.path +
+                          ", allowed: outputs that differ (these "
+                          "two would hold the same bytes)");
         break;
       }
     }
@@ -718,8 +725,8 @@ KernelSpec Validator::run(const json &root) {
     bool anyQuantizedOutput = llvm::any_of(outputs, [](const OutputInfo &o) {
       return o.formatOk && isQuantizedFormat(o.spec.format);
     });
-    bool allFormatsKnown = llvm::all_of(
-        outputs, [](const OutputInfo &o) { return o.formatOk; });
+    bool allFormatsKnown =
+        llvm::all_of(outputs, [](const OutputInfo &o) { return o.formatOk; });
     if (!isQuantizedFormat(*sourceFormat))
       error("fuse", "found false with source " + formatName(*sourceFormat) +
                         ", allowed: true (only a quantized source has "

@@ -38,18 +38,19 @@ cl::OptionCategory category("qct-compile options");
 cl::list<std::string> specFiles(cl::Positional, cl::desc("<spec.json>..."),
                                 cl::cat(category));
 
-cl::opt<bool> checkOnly(
-    "check",
-    cl::desc("Validate the specs, report every error, write nothing"),
-    cl::cat(category));
+cl::opt<bool>
+    checkOnly("check",
+              cl::desc("Validate the specs, report every error, write nothing"),
+              cl::cat(category));
 
 cl::opt<StageOpt> stage(
     "stage", cl::desc("Print one stage of a single spec to stdout"),
     cl::values(
         clEnumValN(StageOpt::Spec, "spec",
                    "the normalized spec, every default filled in (JSON)"),
-        clEnumValN(StageOpt::Qct, "qct", "the spec imported into the qct "
-                                         "dialect (MLIR)"),
+        clEnumValN(StageOpt::Qct, "qct",
+                   "the spec imported into the qct "
+                   "dialect (MLIR)"),
         clEnumValN(StageOpt::Lowered, "lowered",
                    "the IR after the qct pass pipeline (MLIR)"),
         clEnumValN(StageOpt::Cuda, "cuda", "the generated CUDA C++ source")),
@@ -171,8 +172,8 @@ int writeOutputs(llvm::ArrayRef<qct::KernelSpec> specs) {
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, specs[i].name + ext);
       if (llvm::Error err = writeFile(path, *text))
-        return failure("cannot write '" + path + "': " +
-                       llvm::toString(std::move(err)));
+        return failure("cannot write '" + path +
+                       "': " + llvm::toString(std::move(err)));
     }
   }
   return ExitOk;

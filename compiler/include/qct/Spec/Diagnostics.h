@@ -73,7 +73,8 @@ private:
 ///                  ^
 class StreamDiagnosticSink : public DiagnosticSink {
 public:
-  explicit StreamDiagnosticSink(llvm::raw_ostream &os, bool showSourceLine = true)
+  explicit StreamDiagnosticSink(llvm::raw_ostream &os,
+                                bool showSourceLine = true)
       : os(os), showSourceLine(showSourceLine) {}
 
 protected:
