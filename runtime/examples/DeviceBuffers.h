@@ -1,4 +1,5 @@
-//===- DeviceBuffers.h - Example helper: buffers for any qct kernel -*- C++ -*-===//
+//===- DeviceBuffers.h - Example helper: buffers for any qct kernel -*- C++
+//-*-===//
 //
 // Shared by the host-application example and the JIT benchmark: gets the few
 // driver entry points it needs through qct_driver_proc (so the binaries load
@@ -29,16 +30,16 @@ struct DriverFns {
   int (*streamCreate)(void **, unsigned);
   int (*streamSynchronize)(void *);
   int (*streamDestroy)(void *);
-  int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                      unsigned, void *, void **, void **);
+  int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      unsigned, unsigned, void *, void **, void **);
 
   /// False (with qct_last_error set) when there is no driver or GPU.
   bool load() {
     auto get = [](const char *name) { return qct_driver_proc(name); };
-    void *p[8] = {get("cuMemAlloc_v2"),       get("cuMemFree_v2"),
-                  get("cuMemcpyHtoD_v2"),     get("cuMemcpyDtoH_v2"),
-                  get("cuStreamCreate"),      get("cuStreamSynchronize"),
-                  get("cuStreamDestroy_v2"),  get("cuLaunchKernel")};
+    void *p[8] = {get("cuMemAlloc_v2"),      get("cuMemFree_v2"),
+                  get("cuMemcpyHtoD_v2"),    get("cuMemcpyDtoH_v2"),
+                  get("cuStreamCreate"),     get("cuStreamSynchronize"),
+                  get("cuStreamDestroy_v2"), get("cuLaunchKernel")};
     for (void *q : p)
       if (!q)
         return false;
@@ -56,24 +57,35 @@ struct DriverFns {
 
 inline void checkCu(int rc, const char *what) {
   if (rc != 0)
-    throw std::runtime_error(std::string(what) + " failed with CUresult " + std::to_string(rc));
+    throw std::runtime_error(std::string(what) + " failed with CUresult " +
+                             std::to_string(rc));
 }
 
 inline qct_dtype dtypeOf(const std::string &meta) {
-  if (meta == "u8") return QCT_DTYPE_U8;
-  if (meta == "u16") return QCT_DTYPE_U16;
-  if (meta == "bf16") return QCT_DTYPE_BF16;
-  if (meta == "f16") return QCT_DTYPE_F16;
-  if (meta == "f32") return QCT_DTYPE_F32;
-  if (meta == "i32") return QCT_DTYPE_I32;
-  if (meta == "i64") return QCT_DTYPE_I64;
+  if (meta == "u8")
+    return QCT_DTYPE_U8;
+  if (meta == "u16")
+    return QCT_DTYPE_U16;
+  if (meta == "bf16")
+    return QCT_DTYPE_BF16;
+  if (meta == "f16")
+    return QCT_DTYPE_F16;
+  if (meta == "f32")
+    return QCT_DTYPE_F32;
+  if (meta == "i32")
+    return QCT_DTYPE_I32;
+  if (meta == "i64")
+    return QCT_DTYPE_I64;
   throw std::runtime_error("unknown metadata dtype " + meta);
 }
 
 inline size_t dtypeBytes(const std::string &meta) {
-  if (meta == "u8") return 1;
-  if (meta == "u16" || meta == "bf16" || meta == "f16") return 2;
-  if (meta == "i64") return 8;
+  if (meta == "u8")
+    return 1;
+  if (meta == "u16" || meta == "bf16" || meta == "f16")
+    return 2;
+  if (meta == "i64")
+    return 8;
   return 4;
 }
 
@@ -84,7 +96,8 @@ struct DeviceBuffers {
   std::vector<size_t> bytes;
   std::vector<qct_tensor> tensors;
 
-  DeviceBuffers(DriverFns &cu, const qct::Kernel &kernel, int64_t M, int64_t K, int64_t G)
+  DeviceBuffers(DriverFns &cu, const qct::Kernel &kernel, int64_t M, int64_t K,
+                int64_t G)
       : cu(cu) {
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < kernel.numBuffers(); ++i) {
@@ -102,9 +115,14 @@ struct DeviceBuffers {
         // G groups of (nearly) equal size, the last one taking the remainder.
         for (int64_t g = 0; g <= G; ++g) {
           int64_t o = G ? g * (M / G) : 0;
-          if (g == G) o = M;
-          if (dtype == "i64") std::memcpy(&host[size_t(g) * 8], &o, 8);
-          else { int32_t v = int32_t(o); std::memcpy(&host[size_t(g) * 4], &v, 4); }
+          if (g == G)
+            o = M;
+          if (dtype == "i64")
+            std::memcpy(&host[size_t(g) * 8], &o, 8);
+          else {
+            int32_t v = int32_t(o);
+            std::memcpy(&host[size_t(g) * 4], &v, 4);
+          }
         }
       } else if (!info.is_output && field == "src_scales" && dtype == "f32") {
         float one = 1.0f;
@@ -112,12 +130,15 @@ struct DeviceBuffers {
           std::memcpy(&host[size_t(e) * 4], &one, 4);
       } else if (!info.is_output && field == "src_scales") {
         for (auto &b : host) // e8m0 scales near 2^0
-          b = static_cast<unsigned char>(120 + (rng = rng * 6364136223846793005ull + 1) % 16);
+          b = static_cast<unsigned char>(
+              120 + (rng = rng * 6364136223846793005ull + 1) % 16);
       } else if (!info.is_output) {
         for (auto &b : host)
-          b = static_cast<unsigned char>((rng = rng * 6364136223846793005ull + 1) >> 56);
+          b = static_cast<unsigned char>(
+              (rng = rng * 6364136223846793005ull + 1) >> 56);
       } else {
-        std::memset(host.data(), 0xAB, n); // the kernel must overwrite every byte
+        std::memset(host.data(), 0xAB,
+                    n); // the kernel must overwrite every byte
       }
       if (n)
         checkCu(cu.memcpyHtoD(p, host.data(), n), "cuMemcpyHtoD");

@@ -1,6 +1,7 @@
 //===- host_app.cpp - A host application that JIT-compiles a qct kernel ---===//
 //
-//   qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] [--schedule NAME=VALUE]...
+//   qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] [--schedule
+//   NAME=VALUE]...
 //
 // Compiles the generated kernel with NVRTC at run time (through the cache),
 // allocates its buffers with the CUDA driver API, launches it on a stream of
@@ -29,38 +30,50 @@ int main(int argc, char **argv) {
       }
       return argv[++i];
     };
-    if (a == "--M") M = std::atoll(value().c_str());
-    else if (a == "--K") K = std::atoll(value().c_str());
-    else if (a == "--G") G = std::atoll(value().c_str());
-    else if (a == "--schedule") options.schedule.push_back(value());
-    else if (a == "--arch") options.arch = value();
-    else if (source.empty()) source = a;
-    else if (metadata.empty()) metadata = a;
+    if (a == "--M")
+      M = std::atoll(value().c_str());
+    else if (a == "--K")
+      K = std::atoll(value().c_str());
+    else if (a == "--G")
+      G = std::atoll(value().c_str());
+    else if (a == "--schedule")
+      options.schedule.push_back(value());
+    else if (a == "--arch")
+      options.arch = value();
+    else if (source.empty())
+      source = a;
+    else if (metadata.empty())
+      metadata = a;
     else {
       std::fprintf(stderr, "qct_host_app: unexpected argument %s\n", a.c_str());
       return 1;
     }
   }
   if (source.empty()) {
-    std::fprintf(stderr, "usage: qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] "
-                         "[--schedule NAME=VALUE]...\n");
+    std::fprintf(
+        stderr,
+        "usage: qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] "
+        "[--schedule NAME=VALUE]...\n");
     return 1;
   }
 
   DriverFns cu;
   if (!cu.load()) {
-    std::fprintf(stderr, "qct_host_app: no GPU available: %s\n", qct_last_error());
+    std::fprintf(stderr, "qct_host_app: no GPU available: %s\n",
+                 qct_last_error());
     return 2;
   }
   try {
     qct::Kernel kernel(source, metadata, options);
     qct_kernel_stats st = kernel.stats();
-    std::printf("kernel %s (%s), arch %s, %s, %d registers, %lld bytes local memory, %lld bytes "
+    std::printf("kernel %s (%s), arch %s, %s, %d registers, %lld bytes local "
+                "memory, %lld bytes "
                 "spilled\n",
-                kernel.name().c_str(), kernel.entry().c_str(), kernel.arch().c_str(),
+                kernel.name().c_str(), kernel.entry().c_str(),
+                kernel.arch().c_str(),
                 kernel.origin() == QCT_ORIGIN_COMPILED ? "compiled"
                 : kernel.origin() == QCT_ORIGIN_DISK   ? "from the disk cache"
-                                                       : "from the memory cache",
+                                                     : "from the memory cache",
                 st.registers, (long long)st.local_memory_bytes,
                 (long long)(st.spill_store_bytes + st.spill_load_bytes));
     kernel.prepare(); // makes the primary context current, loads the module
@@ -71,10 +84,11 @@ int main(int argc, char **argv) {
       G = 0;
     DeviceBuffers bufs(cu, kernel, M, K, G);
     qct_launch_plan plan = kernel.validate(bufs.tensors);
-    std::printf("M=%lld K=%lld G=%lld grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u\n",
-                (long long)plan.M, (long long)plan.K, (long long)plan.G, plan.grid[0],
-                plan.grid[1], plan.grid[2], plan.block[0], plan.block[1], plan.block[2],
-                plan.dynamic_smem_bytes);
+    std::printf(
+        "M=%lld K=%lld G=%lld grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u\n",
+        (long long)plan.M, (long long)plan.K, (long long)plan.G, plan.grid[0],
+        plan.grid[1], plan.grid[2], plan.block[0], plan.block[1], plan.block[2],
+        plan.dynamic_smem_bytes);
     void *stream = nullptr;
     checkCu(cu.streamCreate(&stream, 0), "cuStreamCreate");
     kernel.launch(bufs.tensors, stream);
@@ -85,20 +99,23 @@ int main(int argc, char **argv) {
         continue;
       std::vector<unsigned char> host(bufs.bytes[i]);
       if (!host.empty())
-        checkCu(cu.memcpyDtoH(host.data(), bufs.ptrs[i], host.size()), "cuMemcpyDtoH");
+        checkCu(cu.memcpyDtoH(host.data(), bufs.ptrs[i], host.size()),
+                "cuMemcpyDtoH");
       uint64_t h = 1469598103934665603ull; // FNV-1a
       size_t untouched = 0;
       for (unsigned char b : host) {
         h = (h ^ b) * 1099511628211ull;
         untouched += b == 0xAB;
       }
-      std::printf("output %-16s %10zu bytes  fnv1a64=%016llx  bytes still 0xAB: %zu\n", info.name,
-                  host.size(), (unsigned long long)h, untouched);
+      std::printf(
+          "output %-16s %10zu bytes  fnv1a64=%016llx  bytes still 0xAB: %zu\n",
+          info.name, host.size(), (unsigned long long)h, untouched);
     }
     cu.streamDestroy(stream);
   } catch (const qct::Error &e) {
     std::fprintf(stderr, "qct_host_app: %s: %s\n", e.statusName(), e.what());
-    bool noGpu = e.status() == QCT_ERR_NO_DRIVER || e.status() == QCT_ERR_NO_DEVICE;
+    bool noGpu =
+        e.status() == QCT_ERR_NO_DRIVER || e.status() == QCT_ERR_NO_DEVICE;
     return noGpu ? 2 : 1;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "qct_host_app: %s\n", e.what());

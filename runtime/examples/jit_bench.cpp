@@ -1,7 +1,10 @@
-//===- jit_bench.cpp - What the JIT costs: compile, cache load, launch -----===//
+//===- jit_bench.cpp - What the JIT costs: compile, cache load, launch
+//-----===//
 //
-//   qct-jit-bench --out RESULTS.json [--arch sm_90a] [--launches N] [--M N] [--K N] [--G N]
-//                 [--compile-only] KERNEL.cu [KERNEL.cu ...]   (metadata .json beside each)
+//   qct-jit-bench --out RESULTS.json [--arch sm_90a] [--launches N] [--M N]
+//   [--K N] [--G N]
+//                 [--compile-only] KERNEL.cu [KERNEL.cu ...]   (metadata .json
+//                 beside each)
 //
 // Per kernel: cold NVRTC compile (caches disabled), warm disk-cache load (in-
 // memory cache dropped, disk entry present), in-memory cache hit, and on a GPU
@@ -45,7 +48,8 @@ double usPerLaunch(DriverFns &cu, void *stream, int count, F &&launch) {
     auto t = Clock::now();
     for (int i = 0; i < n; ++i)
       launch();
-    total += std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+    total +=
+        std::chrono::duration<double, std::micro>(Clock::now() - t).count();
     checkCu(cu.streamSynchronize(stream), "cuStreamSynchronize");
   }
   return total / count;
@@ -67,34 +71,48 @@ int main(int argc, char **argv) {
       }
       return argv[++i];
     };
-    if (a == "--out") out = value();
-    else if (a == "--arch") arch = value();
-    else if (a == "--launches") launches = std::atoi(value().c_str());
-    else if (a == "--compile-only") compileOnly = true;
-    else if (a == "--reps") reps = std::atoi(value().c_str());
-    else if (a == "--M") M = std::atoll(value().c_str());
-    else if (a == "--K") K = std::atoll(value().c_str());
-    else if (a == "--G") G = std::atoll(value().c_str());
-    else kernels.push_back(a);
+    if (a == "--out")
+      out = value();
+    else if (a == "--arch")
+      arch = value();
+    else if (a == "--launches")
+      launches = std::atoi(value().c_str());
+    else if (a == "--compile-only")
+      compileOnly = true;
+    else if (a == "--reps")
+      reps = std::atoi(value().c_str());
+    else if (a == "--M")
+      M = std::atoll(value().c_str());
+    else if (a == "--K")
+      K = std::atoll(value().c_str());
+    else if (a == "--G")
+      G = std::atoll(value().c_str());
+    else
+      kernels.push_back(a);
   }
   if (out.empty() || kernels.empty()) {
-    std::fprintf(stderr, "usage: qct-jit-bench --out RESULTS.json [--arch ARCH] [--launches N] "
-                         "[--reps N] [--M N] [--K N] [--G N] [--compile-only] KERNEL.cu...\n");
+    std::fprintf(
+        stderr,
+        "usage: qct-jit-bench --out RESULTS.json [--arch ARCH] [--launches N] "
+        "[--reps N] [--M N] [--K N] [--G N] [--compile-only] KERNEL.cu...\n");
     return 1;
   }
 
   DriverFns cu;
   bool gpu = !compileOnly && cu.load();
-  std::string noGpu = gpu ? "" : compileOnly ? "--compile-only" : qct_last_error();
+  std::string noGpu = gpu           ? ""
+                      : compileOnly ? "--compile-only"
+                                    : qct_last_error();
   int nvMajor = 0, nvMinor = 0;
   qct_nvrtc_version(&nvMajor, &nvMinor);
-  nlohmann::json results = {{"runtime", qct_version()},
-                            {"nvrtc", std::to_string(nvMajor) + "." + std::to_string(nvMinor)},
-                            {"gpu", gpu},
-                            {"launches", launches},
-                            {"M", M},
-                            {"K", K},
-                            {"kernels", nlohmann::json::array()}};
+  nlohmann::json results = {
+      {"runtime", qct_version()},
+      {"nvrtc", std::to_string(nvMajor) + "." + std::to_string(nvMinor)},
+      {"gpu", gpu},
+      {"launches", launches},
+      {"M", M},
+      {"K", K},
+      {"kernels", nlohmann::json::array()}};
   if (!gpu)
     results["no_gpu_reason"] = noGpu;
   int status = 0;
@@ -120,15 +138,18 @@ int main(int argc, char **argv) {
       }
       qct::LoadOptions warm;
       warm.arch = arch;
-      { qct::Kernel populate(path, {}, warm); } // the disk entry exists after this
+      {
+        qct::Kernel populate(path, {}, warm);
+      } // the disk entry exists after this
       for (int i = 0; i < reps * 3; ++i) {
         qct_cache_clear_memory();
         auto t = Clock::now();
         qct::Kernel k(path, {}, warm);
         diskMs.push_back(msSince(t));
         if (k.origin() != QCT_ORIGIN_DISK)
-          throw std::runtime_error("expected a disk cache hit (is the cache disabled or "
-                                   "unwritable?)");
+          throw std::runtime_error(
+              "expected a disk cache hit (is the cache disabled or "
+              "unwritable?)");
       }
       for (int i = 0; i < reps * 3; ++i) {
         auto t = Clock::now();
@@ -153,12 +174,18 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < k.numBuffers(); ++i) {
           std::string f = k.buffer(i).field;
           void *p = bufs.tensors[i].data;
-          if (f == "src") args.src = p;
-          else if (f == "src_scales") args.src_scales = p;
-          else if (f == "offsets") args.offsets = p;
-          else if (f == "padded_offsets") args.padded_offsets = p;
-          else if (f.rfind("out_scales[", 0) == 0) args.out_scales[f[11] - '0'] = p;
-          else if (f.rfind("out[", 0) == 0) args.out[f[4] - '0'] = p;
+          if (f == "src")
+            args.src = p;
+          else if (f == "src_scales")
+            args.src_scales = p;
+          else if (f == "offsets")
+            args.offsets = p;
+          else if (f == "padded_offsets")
+            args.padded_offsets = p;
+          else if (f.rfind("out_scales[", 0) == 0)
+            args.out_scales[f[11] - '0'] = p;
+          else if (f.rfind("out[", 0) == 0)
+            args.out[f[4] - '0'] = p;
         }
         CUdeviceptr flag = 0;
         checkCu(cu.memAlloc(&flag, 16), "cuMemAlloc");
@@ -171,9 +198,10 @@ int main(int argc, char **argv) {
         checkCu(cu.streamCreate(&stream, 0), "cuStreamCreate");
         void *params[] = {&args};
         auto bare = [&] {
-          checkCu(cu.launchKernel(fn, plan.grid[0], plan.grid[1], plan.grid[2], plan.block[0],
-                                  plan.block[1], plan.block[2], plan.dynamic_smem_bytes, stream,
-                                  params, nullptr),
+          checkCu(cu.launchKernel(fn, plan.grid[0], plan.grid[1], plan.grid[2],
+                                  plan.block[0], plan.block[1], plan.block[2],
+                                  plan.dynamic_smem_bytes, stream, params,
+                                  nullptr),
                   "cuLaunchKernel");
         };
         auto viaQct = [&] { k.launch(bufs.tensors, stream); };

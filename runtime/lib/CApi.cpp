@@ -1,4 +1,5 @@
-//===- CApi.cpp - The C ABI over the runtime -------------------------------===//
+//===- CApi.cpp - The C ABI over the runtime
+//-------------------------------===//
 //
 // Every entry point catches at the boundary: C++ exceptions never cross the
 // ABI; they become a qct_status plus the thread's last error.
@@ -54,9 +55,11 @@ template <typename F> qct_status guard(F &&f) {
   } catch (const std::bad_alloc &) {
     return record(RuntimeError(QCT_ERR_INTERNAL, "out of host memory"));
   } catch (const std::exception &e) {
-    return record(RuntimeError(QCT_ERR_INTERNAL, std::string("internal error: ") + e.what()));
+    return record(RuntimeError(QCT_ERR_INTERNAL,
+                               std::string("internal error: ") + e.what()));
   } catch (...) {
-    return record(RuntimeError(QCT_ERR_INTERNAL, "internal error: unknown exception"));
+    return record(
+        RuntimeError(QCT_ERR_INTERNAL, "internal error: unknown exception"));
   }
 }
 
@@ -65,7 +68,9 @@ template <typename F> qct_status guard(F &&f) {
 bool writable(std::string path) {
   while (!path.empty() && ::access(path.c_str(), F_OK) != 0) {
     std::size_t slash = path.find_last_of('/');
-    path = slash == std::string::npos || slash == 0 ? std::string(slash == 0 ? "/" : "") : path.substr(0, slash);
+    path = slash == std::string::npos || slash == 0
+               ? std::string(slash == 0 ? "/" : "")
+               : path.substr(0, slash);
   }
   return !path.empty() && ::access(path.c_str(), W_OK) == 0;
 }
@@ -75,13 +80,16 @@ void needKernel(const void *k) {
     fail(QCT_ERR_INVALID_ARGUMENT, "kernel handle is NULL");
 }
 
-std::vector<std::string> strings(const char *const *list, size_t n, const char *what) {
+std::vector<std::string> strings(const char *const *list, size_t n,
+                                 const char *what) {
   std::vector<std::string> v;
   if (n && !list)
-    fail(QCT_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL but its count is not 0");
+    fail(QCT_ERR_INVALID_ARGUMENT,
+         std::string(what) + " is NULL but its count is not 0");
   for (size_t i = 0; i < n; ++i) {
     if (!list[i])
-      fail(QCT_ERR_INVALID_ARGUMENT, std::string(what) + "[" + std::to_string(i) + "] is NULL");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           std::string(what) + "[" + std::to_string(i) + "] is NULL");
     v.emplace_back(list[i]);
   }
   return v;
@@ -95,19 +103,32 @@ int qct_abi_version(void) { return QCT_RUNTIME_ABI_VERSION; }
 
 const char *qct_status_name(qct_status s) {
   switch (s) {
-  case QCT_OK: return "QCT_OK";
-  case QCT_ERR_INVALID_ARGUMENT: return "QCT_ERR_INVALID_ARGUMENT";
-  case QCT_ERR_METADATA: return "QCT_ERR_METADATA";
-  case QCT_ERR_SCHEDULE: return "QCT_ERR_SCHEDULE";
-  case QCT_ERR_NVRTC_UNAVAILABLE: return "QCT_ERR_NVRTC_UNAVAILABLE";
-  case QCT_ERR_COMPILE: return "QCT_ERR_COMPILE";
-  case QCT_ERR_NO_DRIVER: return "QCT_ERR_NO_DRIVER";
-  case QCT_ERR_NO_DEVICE: return "QCT_ERR_NO_DEVICE";
-  case QCT_ERR_VALIDATION: return "QCT_ERR_VALIDATION";
-  case QCT_ERR_CUDA: return "QCT_ERR_CUDA";
-  case QCT_ERR_BAD_OFFSETS: return "QCT_ERR_BAD_OFFSETS";
-  case QCT_ERR_IO: return "QCT_ERR_IO";
-  case QCT_ERR_INTERNAL: return "QCT_ERR_INTERNAL";
+  case QCT_OK:
+    return "QCT_OK";
+  case QCT_ERR_INVALID_ARGUMENT:
+    return "QCT_ERR_INVALID_ARGUMENT";
+  case QCT_ERR_METADATA:
+    return "QCT_ERR_METADATA";
+  case QCT_ERR_SCHEDULE:
+    return "QCT_ERR_SCHEDULE";
+  case QCT_ERR_NVRTC_UNAVAILABLE:
+    return "QCT_ERR_NVRTC_UNAVAILABLE";
+  case QCT_ERR_COMPILE:
+    return "QCT_ERR_COMPILE";
+  case QCT_ERR_NO_DRIVER:
+    return "QCT_ERR_NO_DRIVER";
+  case QCT_ERR_NO_DEVICE:
+    return "QCT_ERR_NO_DEVICE";
+  case QCT_ERR_VALIDATION:
+    return "QCT_ERR_VALIDATION";
+  case QCT_ERR_CUDA:
+    return "QCT_ERR_CUDA";
+  case QCT_ERR_BAD_OFFSETS:
+    return "QCT_ERR_BAD_OFFSETS";
+  case QCT_ERR_IO:
+    return "QCT_ERR_IO";
+  case QCT_ERR_INTERNAL:
+    return "QCT_ERR_INTERNAL";
   }
   return "QCT_ERR_UNKNOWN";
 }
@@ -118,11 +139,16 @@ const char *qct_last_error(void) { return tLastError.formatted.c_str(); }
 const char *qct_last_error_field(qct_error_field field) {
   const LastError &l = tLastError;
   switch (field) {
-  case QCT_ERROR_FIELD_MESSAGE: return l.message.c_str();
-  case QCT_ERROR_FIELD_LOG: return l.log.c_str();
-  case QCT_ERROR_FIELD_OPTIONS: return l.options.c_str();
-  case QCT_ERROR_FIELD_SOURCE: return l.source.c_str();
-  case QCT_ERROR_FIELD_VERSIONS: return l.versions.c_str();
+  case QCT_ERROR_FIELD_MESSAGE:
+    return l.message.c_str();
+  case QCT_ERROR_FIELD_LOG:
+    return l.log.c_str();
+  case QCT_ERROR_FIELD_OPTIONS:
+    return l.options.c_str();
+  case QCT_ERROR_FIELD_SOURCE:
+    return l.source.c_str();
+  case QCT_ERROR_FIELD_VERSIONS:
+    return l.versions.c_str();
   }
   return "";
 }
@@ -130,17 +156,21 @@ const char *qct_last_error_field(qct_error_field field) {
 void qct_clear_error(void) { tLastError = LastError(); }
 
 qct_status qct_kernel_load(const char *cuda_source, const char *metadata_json,
-                           const qct_load_options *options, qct_kernel **out_kernel) {
+                           const qct_load_options *options,
+                           qct_kernel **out_kernel) {
   return guard([&] {
     if (!cuda_source || !out_kernel)
-      fail(QCT_ERR_INVALID_ARGUMENT, "qct_kernel_load: cuda_source and out_kernel are required");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_kernel_load: cuda_source and out_kernel are required");
     *out_kernel = nullptr;
     LoadOptions lo;
     if (options) {
       lo.arch = options->arch ? options->arch : "";
-      lo.schedule = strings(options->schedule, options->num_schedule, "schedule");
-      lo.extraOptions = strings(options->extra_nvrtc_options, options->num_extra_nvrtc_options,
-                                "extra_nvrtc_options");
+      lo.schedule =
+          strings(options->schedule, options->num_schedule, "schedule");
+      lo.extraOptions =
+          strings(options->extra_nvrtc_options,
+                  options->num_extra_nvrtc_options, "extra_nvrtc_options");
       lo.disableCache = options->disable_cache != 0;
     }
     auto k = std::make_unique<qct_kernel>();
@@ -151,8 +181,10 @@ qct_status qct_kernel_load(const char *cuda_source, const char *metadata_json,
 
 void qct_kernel_free(qct_kernel *kernel) { delete kernel; }
 
-#define QCT_KERNEL_STRING(fn, expr)                                                    \
-  const char *fn(const qct_kernel *kernel) { return kernel ? (expr).c_str() : ""; }
+#define QCT_KERNEL_STRING(fn, expr)                                            \
+  const char *fn(const qct_kernel *kernel) {                                   \
+    return kernel ? (expr).c_str() : "";                                       \
+  }
 QCT_KERNEL_STRING(qct_kernel_name, kernel->impl->meta.name)
 QCT_KERNEL_STRING(qct_kernel_entry, kernel->impl->meta.entry)
 QCT_KERNEL_STRING(qct_kernel_metadata_json, kernel->impl->meta.json)
@@ -167,7 +199,8 @@ qct_cache_origin qct_kernel_origin(const qct_kernel *kernel) {
   return kernel ? kernel->impl->origin : QCT_ORIGIN_COMPILED;
 }
 
-qct_status qct_kernel_stats_get(const qct_kernel *kernel, qct_kernel_stats *out) {
+qct_status qct_kernel_stats_get(const qct_kernel *kernel,
+                                qct_kernel_stats *out) {
   return guard([&] {
     needKernel(kernel);
     if (!out)
@@ -176,11 +209,13 @@ qct_status qct_kernel_stats_get(const qct_kernel *kernel, qct_kernel_stats *out)
   });
 }
 
-qct_status qct_kernel_cubin(const qct_kernel *kernel, const void **data, size_t *size) {
+qct_status qct_kernel_cubin(const qct_kernel *kernel, const void **data,
+                            size_t *size) {
   return guard([&] {
     needKernel(kernel);
     if (!data || !size)
-      fail(QCT_ERR_INVALID_ARGUMENT, "qct_kernel_cubin: data and size are required");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_kernel_cubin: data and size are required");
     *data = kernel->impl->binary->cubin.data();
     *size = kernel->impl->binary->cubin.size();
   });
@@ -190,13 +225,15 @@ size_t qct_kernel_num_buffers(const qct_kernel *kernel) {
   return kernel ? kernel->impl->meta.buffers.size() : 0;
 }
 
-qct_status qct_kernel_buffer_info(const qct_kernel *kernel, size_t index, qct_buffer_info *out) {
+qct_status qct_kernel_buffer_info(const qct_kernel *kernel, size_t index,
+                                  qct_buffer_info *out) {
   return guard([&] {
     needKernel(kernel);
     const auto &bufs = kernel->impl->meta.buffers;
     if (index >= bufs.size() || !out)
-      fail(QCT_ERR_INVALID_ARGUMENT, "qct_kernel_buffer_info: index " + std::to_string(index) +
-                                         " out of range (" + std::to_string(bufs.size()) + " buffers)");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_kernel_buffer_info: index " + std::to_string(index) +
+               " out of range (" + std::to_string(bufs.size()) + " buffers)");
     const BufferMeta &b = bufs[index];
     out->name = b.name.c_str();
     out->field = b.fieldText.c_str();
@@ -206,13 +243,15 @@ qct_status qct_kernel_buffer_info(const qct_kernel *kernel, size_t index, qct_bu
   });
 }
 
-qct_status qct_kernel_buffer_shape(const qct_kernel *kernel, size_t index, int64_t M, int64_t K,
-                                   int64_t G, int64_t *shape, int32_t *ndim) {
+qct_status qct_kernel_buffer_shape(const qct_kernel *kernel, size_t index,
+                                   int64_t M, int64_t K, int64_t G,
+                                   int64_t *shape, int32_t *ndim) {
   return guard([&] {
     needKernel(kernel);
     const auto &bufs = kernel->impl->meta.buffers;
     if (index >= bufs.size() || !shape || !ndim)
-      fail(QCT_ERR_INVALID_ARGUMENT, "qct_kernel_buffer_shape: bad index or NULL output");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_kernel_buffer_shape: bad index or NULL output");
     Dims d{M, K, G};
     const BufferMeta &b = bufs[index];
     for (size_t i = 0; i < b.shape.size(); ++i)
@@ -222,10 +261,12 @@ qct_status qct_kernel_buffer_shape(const qct_kernel *kernel, size_t index, int64
 }
 
 qct_status qct_eval_expr(const char *expr, int64_t M, int64_t K, int64_t G,
-                         const char *const *knobs, size_t num_knobs, int64_t *out) {
+                         const char *const *knobs, size_t num_knobs,
+                         int64_t *out) {
   return guard([&] {
     if (!expr || !out)
-      fail(QCT_ERR_INVALID_ARGUMENT, "qct_eval_expr: expr and out are required");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_eval_expr: expr and out are required");
     std::map<std::string, std::int64_t> values;
     for (const std::string &kv : strings(knobs, num_knobs, "knobs")) {
       auto eq = kv.find('=');
@@ -237,8 +278,9 @@ qct_status qct_eval_expr(const char *expr, int64_t M, int64_t K, int64_t G,
   });
 }
 
-qct_status qct_kernel_validate(const qct_kernel *kernel, const qct_tensor *tensors,
-                               size_t num_tensors, qct_launch_plan *plan) {
+qct_status qct_kernel_validate(const qct_kernel *kernel,
+                               const qct_tensor *tensors, size_t num_tensors,
+                               qct_launch_plan *plan) {
   return guard([&] {
     needKernel(kernel);
     qct_launch_plan p;
@@ -256,29 +298,32 @@ qct_status qct_kernel_prepare(qct_kernel *kernel) {
   });
 }
 
-qct_status qct_kernel_launch(qct_kernel *kernel, const qct_tensor *tensors, size_t num_tensors,
-                             void *stream) {
+qct_status qct_kernel_launch(qct_kernel *kernel, const qct_tensor *tensors,
+                             size_t num_tensors, void *stream) {
   return guard([&] {
     needKernel(kernel);
     kernel->impl->launch(tensors, num_tensors, stream);
   });
 }
 
-qct_status qct_kernel_check_errors(qct_kernel *kernel, void *stream, uint32_t *flags) {
+qct_status qct_kernel_check_errors(qct_kernel *kernel, void *stream,
+                                   uint32_t *flags) {
   return guard([&] {
     needKernel(kernel);
     uint32_t f = kernel->impl->checkErrors(stream);
     if (flags)
       *flags = f;
     if (f & QCT_ERROR_BAD_OFFSETS)
-      fail(QCT_ERR_BAD_OFFSETS,
-           "kernel " + kernel->impl->meta.name +
-               " reported bad ragged offsets (QCT_ERROR_BAD_OFFSETS): offsets[0] != 0, "
-               "decreasing, offsets[G] != M, or out of range; the outputs are not valid "
-               "(flag cleared)");
+      fail(QCT_ERR_BAD_OFFSETS, "kernel " + kernel->impl->meta.name +
+                                    " reported bad ragged offsets "
+                                    "(QCT_ERROR_BAD_OFFSETS): offsets[0] != 0, "
+                                    "decreasing, offsets[G] != M, or out of "
+                                    "range; the outputs are not valid "
+                                    "(flag cleared)");
     if (f)
-      fail(QCT_ERR_CUDA, "kernel " + kernel->impl->meta.name + " set unknown error bits " +
-                             std::to_string(f) + " (flag cleared)");
+      fail(QCT_ERR_CUDA, "kernel " + kernel->impl->meta.name +
+                             " set unknown error bits " + std::to_string(f) +
+                             " (flag cleared)");
   });
 }
 
@@ -394,7 +439,8 @@ void *qct_driver_proc(const char *name) {
       fail(QCT_ERR_INVALID_ARGUMENT, "qct_driver_proc: name is NULL");
     p = Driver::get().proc(name);
     if (!p)
-      fail(QCT_ERR_NO_DRIVER, std::string("the CUDA driver has no entry point ") + name);
+      fail(QCT_ERR_NO_DRIVER,
+           std::string("the CUDA driver has no entry point ") + name);
   });
   return p;
 }

@@ -1,4 +1,5 @@
-//===- CacheKey.cpp - The cache key ----------------------------------------===//
+//===- CacheKey.cpp - The cache key
+//----------------------------------------===//
 #include "qct/runtime/CacheKey.h"
 
 #include "qct/runtime/Sha256.h"

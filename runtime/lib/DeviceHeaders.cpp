@@ -1,4 +1,5 @@
-//===- DeviceHeaders.cpp - Access to the embedded device headers -----------===//
+//===- DeviceHeaders.cpp - Access to the embedded device headers
+//-----------===//
 #include "qct/runtime/DeviceHeaders.h"
 
 #include "qct/runtime/Sha256.h"
@@ -11,8 +12,9 @@ const std::vector<NamedHeader> &deviceHeaders() {
   static const std::vector<NamedHeader> headers = [] {
     std::vector<NamedHeader> v;
     for (std::size_t i = 0; i < kNumEmbeddedHeaders; ++i)
-      v.emplace_back(kEmbeddedHeaders[i].name,
-                     std::string(kEmbeddedHeaders[i].text, kEmbeddedHeaders[i].size));
+      v.emplace_back(
+          kEmbeddedHeaders[i].name,
+          std::string(kEmbeddedHeaders[i].text, kEmbeddedHeaders[i].size));
     std::sort(v.begin(), v.end());
     return v;
   }();

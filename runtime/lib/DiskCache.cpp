@@ -1,4 +1,5 @@
-//===- DiskCache.cpp - The on-disk kernel cache ----------------------------===//
+//===- DiskCache.cpp - The on-disk kernel cache
+//----------------------------===//
 #include "qct/runtime/DiskCache.h"
 
 #include "qct/runtime/Env.h"
@@ -137,10 +138,12 @@ std::string DiskCache::encode(const std::string &key, const CacheEntry &entry) {
 
 bool DiskCache::decode(const std::string &key, const std::string &bytes,
                        CacheEntry &out) {
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 8) != 0 ||
+  if (bytes.size() < kHeaderBytes ||
+      std::memcmp(bytes.data(), kMagic, 8) != 0 ||
       getLE(bytes, 8, 4) != kFormatVersion)
     return false;
-  std::uint64_t infoBytes = getLE(bytes, 16, 8), cubinBytes = getLE(bytes, 24, 8);
+  std::uint64_t infoBytes = getLE(bytes, 16, 8),
+                cubinBytes = getLE(bytes, 24, 8);
   if (infoBytes > bytes.size() || cubinBytes > bytes.size() ||
       kHeaderBytes + infoBytes + cubinBytes != bytes.size())
     return false;
@@ -148,7 +151,9 @@ bool DiskCache::decode(const std::string &key, const std::string &bytes,
   keyField.resize(64, '\0');
   if (bytes.compare(32, 64, keyField) != 0)
     return false;
-  auto sum = Sha256().update(bytes.data() + kHeaderBytes, infoBytes + cubinBytes).digest();
+  auto sum = Sha256()
+                 .update(bytes.data() + kHeaderBytes, infoBytes + cubinBytes)
+                 .digest();
   if (std::memcmp(sum.data(), bytes.data() + 96, 32) != 0)
     return false;
   out.info = bytes.substr(kHeaderBytes, infoBytes);
@@ -162,7 +167,8 @@ bool DiskCache::load(const std::string &key, CacheEntry &out) const {
     return false;
   if (!decode(key, bytes, out)) {
     if (verbose())
-      std::fprintf(stderr, "qct: cache entry %s is corrupt or truncated; recompiling\n",
+      std::fprintf(stderr,
+                   "qct: cache entry %s is corrupt or truncated; recompiling\n",
                    path.c_str());
     return false;
   }
@@ -178,8 +184,9 @@ bool DiskCache::store(const std::string &key, const CacheEntry &entry) const {
   }
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
-  std::string temp = dir_ + "/" + kTempPrefix + key + "-" + std::to_string(::getpid()) +
-                     "-" + std::to_string(rd()) + "-" + std::to_string(counter++);
+  std::string temp = dir_ + "/" + kTempPrefix + key + "-" +
+                     std::to_string(::getpid()) + "-" + std::to_string(rd()) +
+                     "-" + std::to_string(counter++);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     warnOnce("kernel cache folder " + dir_ + " is not writable (" +
@@ -226,9 +233,11 @@ std::vector<ListedEntry> DiskCache::list(bool verify) const {
     out.push_back(std::move(le));
   }
   ::closedir(d);
-  std::sort(out.begin(), out.end(), [](const ListedEntry &a, const ListedEntry &b) {
-    return a.lastUsedNs != b.lastUsedNs ? a.lastUsedNs < b.lastUsedNs : a.key < b.key;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const ListedEntry &a, const ListedEntry &b) {
+              return a.lastUsedNs != b.lastUsedNs ? a.lastUsedNs < b.lastUsedNs
+                                                  : a.key < b.key;
+            });
   return out;
 }
 
@@ -256,7 +265,8 @@ void DiskCache::evict(const std::string &keep) const {
         continue;
       struct stat st;
       std::string path = dir_ + "/" + name;
-      if (::stat(path.c_str(), &st) == 0 && now - mtimeNs(st) > 3600LL * 1000000000)
+      if (::stat(path.c_str(), &st) == 0 &&
+          now - mtimeNs(st) > 3600LL * 1000000000)
         ::unlink(path.c_str());
     }
     ::closedir(d);

@@ -1,4 +1,5 @@
-//===- Driver.cpp - The CUDA driver through dlopen -------------------------===//
+//===- Driver.cpp - The CUDA driver through dlopen
+//-------------------------===//
 #include "qct/runtime/Driver.h"
 
 #include "qct/runtime/DynLib.h"
@@ -23,11 +24,12 @@ void Driver::load() {
   std::string tried;
   handle = openFirst({env::get("QCT_CUDA_DRIVER_PATH")}, path, tried);
   if (!handle)
-    fail(QCT_ERR_NO_DRIVER,
-         "no CUDA driver: " + env::get("QCT_CUDA_DRIVER_PATH") +
-             " could not be loaded (no GPU or driver on this machine; "
-             "compiling and validating work without one, launching does not)\n" +
-             tried);
+    fail(
+        QCT_ERR_NO_DRIVER,
+        "no CUDA driver: " + env::get("QCT_CUDA_DRIVER_PATH") +
+            " could not be loaded (no GPU or driver on this machine; "
+            "compiling and validating work without one, launching does not)\n" +
+            tried);
   auto need = [&](auto &fn, const char *name) {
     void *p = symbol(handle, name);
     if (!p)
@@ -57,13 +59,15 @@ void Driver::load() {
   need(cuStreamSynchronize, "cuStreamSynchronize");
   CUresult rc = cuInit(0);
   if (rc == kNoDevice)
-    fail(QCT_ERR_NO_DEVICE, "no GPU: the CUDA driver (" + path +
-                                ") found no device (cuInit: CUDA_ERROR_NO_DEVICE)");
+    fail(QCT_ERR_NO_DEVICE,
+         "no GPU: the CUDA driver (" + path +
+             ") found no device (cuInit: CUDA_ERROR_NO_DEVICE)");
   if (rc != 0) {
     const char *name = "?";
     cuGetErrorName(rc, &name);
     fail(QCT_ERR_NO_DRIVER, "no usable CUDA driver: cuInit failed with " +
-                                std::string(name) + " (" + std::to_string(rc) + ")");
+                                std::string(name) + " (" + std::to_string(rc) +
+                                ")");
   }
   cuDriverGetVersion(&version);
   int count = 0;
@@ -121,11 +125,14 @@ std::string Driver::currentArch() const {
   CUdevice dev = 0;
   check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
   int major = 0, minor = 0;
-  check(cuDeviceGetAttribute(&major, kAttrCcMajor, dev), "cuDeviceGetAttribute");
-  check(cuDeviceGetAttribute(&minor, kAttrCcMinor, dev), "cuDeviceGetAttribute");
+  check(cuDeviceGetAttribute(&major, kAttrCcMajor, dev),
+        "cuDeviceGetAttribute");
+  check(cuDeviceGetAttribute(&minor, kAttrCcMinor, dev),
+        "cuDeviceGetAttribute");
   // Hopper and later have arch-specific features (wgmma, setmaxnreg, ...)
   // only reachable through the 'a' target; a cubin for sm_90a runs only on 9.0.
-  return "sm_" + std::to_string(major) + std::to_string(minor) + (major >= 9 ? "a" : "");
+  return "sm_" + std::to_string(major) + std::to_string(minor) +
+         (major >= 9 ? "a" : "");
 }
 
 void *Driver::proc(const char *name) const { return symbol(handle, name); }

@@ -1,4 +1,5 @@
-//===- DynLib.cpp - dlopen helpers -----------------------------------------===//
+//===- DynLib.cpp - dlopen helpers
+//-----------------------------------------===//
 #include "qct/runtime/DynLib.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,5 @@
-//===- Env.cpp - The runtime's environment variable table ------------------===//
+//===- Env.cpp - The runtime's environment variable table
+//------------------===//
 #include "qct/runtime/Env.h"
 
 #include "qct/runtime/Error.h"
@@ -51,7 +52,8 @@ const qct_env_var &declared(const char *name) {
   for (const auto &v : kTable)
     if (std::strcmp(v.name, name) == 0)
       return v;
-  fail(QCT_ERR_INTERNAL, std::string("undeclared environment variable ") + name);
+  fail(QCT_ERR_INTERNAL,
+       std::string("undeclared environment variable ") + name);
 }
 
 std::string defaultCacheDir() {

@@ -1,4 +1,5 @@
-//===- Error.cpp - Formatting of runtime errors ----------------------------===//
+//===- Error.cpp - Formatting of runtime errors
+//----------------------------===//
 #include "qct/runtime/Error.h"
 
 #include <cstdio>

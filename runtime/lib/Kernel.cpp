@@ -1,4 +1,5 @@
-//===- Kernel.cpp - Load (cache or compile) and launch a kernel ------------===//
+//===- Kernel.cpp - Load (cache or compile) and launch a kernel
+//------------===//
 #include "qct/runtime/Kernel.h"
 
 #include "qct/runtime/DeviceHeaders.h"
@@ -26,7 +27,8 @@
 namespace qct::rt {
 
 namespace {
-constexpr int kFuncAttrMaxDynamicSmem = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kFuncAttrMaxDynamicSmem =
+    8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 std::mutex gMemoryMu;
 std::unordered_map<std::string, std::shared_ptr<CompiledBinary>> gMemory;
@@ -42,7 +44,8 @@ bool verbose() {
 std::string readText(const std::string &path, const char *what) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    fail(QCT_ERR_INVALID_ARGUMENT, std::string("cannot read ") + what + " '" + path + "'");
+    fail(QCT_ERR_INVALID_ARGUMENT,
+         std::string("cannot read ") + what + " '" + path + "'");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -64,9 +67,9 @@ std::string versionsText(const KernelMeta &m, const std::string &arch) {
     nvrtc = Nvrtc::get().version() + " (" + Nvrtc::get().path() + ")";
   } catch (const RuntimeError &) {
   }
-  return std::string("qct runtime ") + QCT_RUNTIME_VERSION + "\nNVRTC " + nvrtc +
-         "\nqct compiler " + m.compilerVersion + " (spec_hash " + m.specHash + ")\narch " + arch +
-         "\n";
+  return std::string("qct runtime ") + QCT_RUNTIME_VERSION + "\nNVRTC " +
+         nvrtc + "\nqct compiler " + m.compilerVersion + " (spec_hash " +
+         m.specHash + ")\narch " + arch + "\n";
 }
 } // namespace
 
@@ -77,17 +80,19 @@ std::string defaultArch() {
   try {
     return Driver::get().currentArch();
   } catch (const RuntimeError &e) {
-    fail(e.status, std::string(e.what()) +
-                       "\n(to compile without a GPU, pass an arch such as sm_90a or set QCT_ARCH)");
+    fail(e.status,
+         std::string(e.what()) + "\n(to compile without a GPU, pass an arch "
+                                 "such as sm_90a or set QCT_ARCH)");
   }
 }
 
-std::vector<std::string> nvrtcOptions(const std::string &arch,
-                                      const std::map<std::string, std::int64_t> &schedule,
-                                      const std::vector<std::string> &extra) {
+std::vector<std::string>
+nvrtcOptions(const std::string &arch,
+             const std::map<std::string, std::int64_t> &schedule,
+             const std::vector<std::string> &extra) {
   // No --use_fast_math: the numerics contract fixes every output bit.
-  std::vector<std::string> o = {"--gpu-architecture=" + arch, "-std=c++17", "-default-device",
-                                "--ptxas-options=-v"};
+  std::vector<std::string> o = {"--gpu-architecture=" + arch, "-std=c++17",
+                                "-default-device", "--ptxas-options=-v"};
   for (const auto &[name, value] : schedule) // std::map: sorted, stable
     o.push_back("-D" + name + "=" + std::to_string(value));
   o.insert(o.end(), extra.begin(), extra.end());
@@ -108,7 +113,8 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
   std::string metaText = metadataArg;
   if (metaText.empty()) {
     if (sourceIsText)
-      fail(QCT_ERR_INVALID_ARGUMENT, "metadata is required when the source is given as text");
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "metadata is required when the source is given as text");
     std::string stem = sourceArg;
     std::size_t dot = stem.rfind('.');
     if (dot != std::string::npos && stem.find('/', dot) == std::string::npos)
@@ -168,7 +174,8 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
     }
     k->origin = QCT_ORIGIN_DISK;
     if (verbose())
-      std::fprintf(stderr, "qct: disk cache hit %s for %s\n", k->key.c_str(), k->meta.name.c_str());
+      std::fprintf(stderr, "qct: disk cache hit %s for %s\n", k->key.c_str(),
+                   k->meta.name.c_str());
   } else {
     auto start = std::chrono::steady_clock::now();
     NvrtcResult r;
@@ -180,10 +187,12 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
     }
     bin->cubin = std::move(r.cubin);
     bin->log = std::move(r.log);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
     if (verbose())
-      std::fprintf(stderr, "qct: compiled %s for %s in %.1f ms (key %s)\n", k->meta.name.c_str(),
-                   k->arch.c_str(), ms, k->key.c_str());
+      std::fprintf(stderr, "qct: compiled %s for %s in %.1f ms (key %s)\n",
+                   k->meta.name.c_str(), k->arch.c_str(), ms, k->key.c_str());
     std::string dumpDir = env::get("QCT_DUMP_DIR");
     if (!dumpDir.empty()) {
       std::string stem = k->meta.name + "-" + k->key.substr(0, 16);
@@ -193,10 +202,14 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
       dump(dumpDir, stem, ".cubin", bin->cubin);
     }
     if (cached) {
-      nlohmann::json info = {{"name", k->meta.name},     {"entry", k->meta.entry},
-                             {"arch", k->arch},          {"nvrtc", in.nvrtcVersion},
-                             {"runtime", QCT_RUNTIME_VERSION}, {"spec_hash", in.specHash},
-                             {"schedule", k->scheduleText}, {"log", bin->log},
+      nlohmann::json info = {{"name", k->meta.name},
+                             {"entry", k->meta.entry},
+                             {"arch", k->arch},
+                             {"nvrtc", in.nvrtcVersion},
+                             {"runtime", QCT_RUNTIME_VERSION},
+                             {"spec_hash", in.specHash},
+                             {"schedule", k->scheduleText},
+                             {"log", bin->log},
                              {"created", std::int64_t(std::time(nullptr))}};
       disk.store(k->key, CacheEntry{info.dump(), bin->cubin});
     }
@@ -226,8 +239,9 @@ ContextState &Kernel::prepare() {
   ContextState st;
   drv.check(drv.cuModuleLoadData(&st.module, bin.cubin.data()),
             ("cuModuleLoadData (" + meta.name + ", " + bin.arch + ")").c_str());
-  drv.check(drv.cuModuleGetFunction(&st.function, st.module, meta.entry.c_str()),
-            ("cuModuleGetFunction(" + meta.entry + ")").c_str());
+  drv.check(
+      drv.cuModuleGetFunction(&st.function, st.module, meta.entry.c_str()),
+      ("cuModuleGetFunction(" + meta.entry + ")").c_str());
   if (meta.errorFlag) {
     drv.check(drv.cuMemAlloc(&st.errorFlag, 16), "cuMemAlloc (error flag)");
     drv.check(drv.cuMemsetD32(st.errorFlag, 0, 1), "cuMemsetD32 (error flag)");
@@ -235,7 +249,8 @@ ContextState &Kernel::prepare() {
   return bin.contexts.emplace(ctx, st).first->second;
 }
 
-void Kernel::launch(const qct_tensor *tensors, std::size_t count, void *stream) {
+void Kernel::launch(const qct_tensor *tensors, std::size_t count,
+                    void *stream) {
   qct_launch_plan plan;
   qct_kernel_args args;
   validateLaunch(meta, tensors, count, plan, args);
@@ -252,23 +267,26 @@ void Kernel::launch(const qct_tensor *tensors, std::size_t count, void *stream) 
     st.smemLimit = plan.dynamic_smem_bytes;
   }
   void *params[] = {&args};
-  drv.check(drv.cuLaunchKernel(st.function, plan.grid[0], plan.grid[1], plan.grid[2],
-                               plan.block[0], plan.block[1], plan.block[2],
-                               plan.dynamic_smem_bytes, static_cast<CUstream>(stream), params,
-                               nullptr),
+  drv.check(drv.cuLaunchKernel(st.function, plan.grid[0], plan.grid[1],
+                               plan.grid[2], plan.block[0], plan.block[1],
+                               plan.block[2], plan.dynamic_smem_bytes,
+                               static_cast<CUstream>(stream), params, nullptr),
             ("cuLaunchKernel(" + meta.entry + ")").c_str());
 }
 
 std::uint32_t Kernel::checkErrors(void *stream) {
   Driver &drv = Driver::get();
-  drv.check(drv.cuStreamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize");
+  drv.check(drv.cuStreamSynchronize(static_cast<CUstream>(stream)),
+            "cuStreamSynchronize");
   if (!meta.errorFlag)
     return 0;
   ContextState &st = prepare();
   std::uint32_t flags = 0;
-  drv.check(drv.cuMemcpyDtoH(&flags, st.errorFlag, sizeof flags), "cuMemcpyDtoH (error flag)");
+  drv.check(drv.cuMemcpyDtoH(&flags, st.errorFlag, sizeof flags),
+            "cuMemcpyDtoH (error flag)");
   if (flags != 0)
-    drv.check(drv.cuMemsetD32(st.errorFlag, 0, 1), "cuMemsetD32 (error flag reset)");
+    drv.check(drv.cuMemsetD32(st.errorFlag, 0, 1),
+              "cuMemsetD32 (error flag reset)");
   return flags;
 }
 

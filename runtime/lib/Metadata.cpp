@@ -1,4 +1,5 @@
-//===- Metadata.cpp - Parse kernel metadata and resolve the schedule -------===//
+//===- Metadata.cpp - Parse kernel metadata and resolve the schedule
+//-------===//
 #include "qct/runtime/Metadata.h"
 
 #include "qct/kernel_args.h"
@@ -43,7 +44,8 @@ void bindField(BufferMeta &b) {
   auto indexed = [&](const char *prefix, ArgField field) {
     std::string p = prefix;
     if (f.size() == p.size() + 3 && f.compare(0, p.size(), p) == 0 &&
-        f[p.size()] == '[' && f.back() == ']' && std::isdigit(static_cast<unsigned char>(f[p.size() + 1]))) {
+        f[p.size()] == '[' && f.back() == ']' &&
+        std::isdigit(static_cast<unsigned char>(f[p.size() + 1]))) {
       b.field = field;
       b.index = f[p.size() + 1] - '0';
       if (b.index >= QCT_MAX_OUTPUTS)
@@ -52,11 +54,16 @@ void bindField(BufferMeta &b) {
     }
     return false;
   };
-  if (f == "src") b.field = ArgField::Src;
-  else if (f == "src_scales") b.field = ArgField::SrcScales;
-  else if (f == "offsets") b.field = ArgField::Offsets;
-  else if (f == "padded_offsets") b.field = ArgField::PaddedOffsets;
-  else if (!indexed("out_scales", ArgField::OutScales) && !indexed("out", ArgField::Out))
+  if (f == "src")
+    b.field = ArgField::Src;
+  else if (f == "src_scales")
+    b.field = ArgField::SrcScales;
+  else if (f == "offsets")
+    b.field = ArgField::Offsets;
+  else if (f == "padded_offsets")
+    b.field = ArgField::PaddedOffsets;
+  else if (!indexed("out_scales", ArgField::OutScales) &&
+           !indexed("out", ArgField::Out))
     bad("buffer '" + b.name + "': unknown field '" + f + "'");
 }
 } // namespace
@@ -82,7 +89,8 @@ KernelMeta parseMetadata(const std::string &text,
     m.entry = str(j, "entry", "metadata");
     m.specHash = str(j, "spec_hash", "metadata");
     m.compilerVersion = str(j, "compiler_version", "metadata");
-    m.kernelArgsVersion = member(j, "kernel_args_version", "metadata").get<int>();
+    m.kernelArgsVersion =
+        member(j, "kernel_args_version", "metadata").get<int>();
     if (m.kernelArgsVersion != QCT_KERNEL_ARGS_VERSION)
       bad("kernel_args_version " + std::to_string(m.kernelArgsVersion) +
           " but this runtime has QCT_KERNEL_ARGS_VERSION " +
@@ -94,8 +102,10 @@ KernelMeta parseMetadata(const std::string &text,
       for (const json &k : (*it)["knobs"]) {
         KnobMeta knob;
         knob.name = str(k, "name", "schedule.knobs[]");
-        knob.values = member(k, "values", "schedule.knobs[]").get<std::vector<std::int64_t>>();
-        knob.defaultValue = member(k, "default", "schedule.knobs[]").get<std::int64_t>();
+        knob.values = member(k, "values", "schedule.knobs[]")
+                          .get<std::vector<std::int64_t>>();
+        knob.defaultValue =
+            member(k, "default", "schedule.knobs[]").get<std::int64_t>();
         m.schedule[knob.name] = knob.defaultValue;
         m.knobs.push_back(std::move(knob));
       }
@@ -103,7 +113,8 @@ KernelMeta parseMetadata(const std::string &text,
     for (const std::string &o : overrides) {
       auto eq = o.find('=');
       if (eq == std::string::npos || eq == 0)
-        fail(QCT_ERR_SCHEDULE, "schedule override '" + o + "' is not NAME=VALUE");
+        fail(QCT_ERR_SCHEDULE,
+             "schedule override '" + o + "' is not NAME=VALUE");
       std::string name = o.substr(0, eq), value = o.substr(eq + 1);
       const KnobMeta *knob = nullptr;
       for (const auto &k : m.knobs)
@@ -113,8 +124,9 @@ KernelMeta parseMetadata(const std::string &text,
         std::string known;
         for (const auto &k : m.knobs)
           known += (known.empty() ? "" : ", ") + k.name;
-        fail(QCT_ERR_SCHEDULE, "kernel " + m.name + " has no schedule knob '" + name +
-                                   "' (knobs: " + (known.empty() ? "none" : known) + ")");
+        fail(QCT_ERR_SCHEDULE,
+             "kernel " + m.name + " has no schedule knob '" + name +
+                 "' (knobs: " + (known.empty() ? "none" : known) + ")");
       }
       char *end = nullptr;
       long long v = std::strtoll(value.c_str(), &end, 10);
@@ -129,7 +141,8 @@ KernelMeta parseMetadata(const std::string &text,
         for (auto x : knob->values)
           legal += (legal.empty() ? "" : ", ") + std::to_string(x);
         fail(QCT_ERR_SCHEDULE, "schedule knob " + name + "=" + value +
-                                   " is not a legal value (legal: " + legal + ")");
+                                   " is not a legal value (legal: " + legal +
+                                   ")");
       }
       m.schedule[name] = v;
     }
@@ -141,7 +154,8 @@ KernelMeta parseMetadata(const std::string &text,
       buf.dtype = str(b, "dtype", ("buffer '" + buf.name + "'").c_str());
       std::string dir = str(b, "dir", ("buffer '" + buf.name + "'").c_str());
       if (dir != "in" && dir != "out")
-        bad("buffer '" + buf.name + "': dir '" + dir + "' is neither in nor out");
+        bad("buffer '" + buf.name + "': dir '" + dir +
+            "' is neither in nor out");
       buf.isOutput = dir == "out";
       bindField(buf);
       for (const json &d : member(b, "shape", "buffer")) {
@@ -149,13 +163,16 @@ KernelMeta parseMetadata(const std::string &text,
         buf.shape.push_back(ShapeExpr::parse(buf.shapeText.back(), m.schedule));
       }
       if (buf.shape.empty() || buf.shape.size() > QCT_MAX_DIMS)
-        bad("buffer '" + buf.name + "' has " + std::to_string(buf.shape.size()) +
-            " dims (1.." + std::to_string(QCT_MAX_DIMS) + " supported)");
+        bad("buffer '" + buf.name + "' has " +
+            std::to_string(buf.shape.size()) + " dims (1.." +
+            std::to_string(QCT_MAX_DIMS) + " supported)");
       for (const auto &other : m.buffers)
         if (other.name == buf.name || other.fieldText == buf.fieldText)
           bad("buffers '" + other.name + "' and '" + buf.name + "' clash");
-      if (buf.field == ArgField::Src) m.srcIndex = int(m.buffers.size());
-      if (buf.field == ArgField::Offsets) m.offsetsIndex = int(m.buffers.size());
+      if (buf.field == ArgField::Src)
+        m.srcIndex = int(m.buffers.size());
+      if (buf.field == ArgField::Offsets)
+        m.offsetsIndex = int(m.buffers.size());
       m.buffers.push_back(std::move(buf));
     }
     if (m.srcIndex < 0)
@@ -163,7 +180,9 @@ KernelMeta parseMetadata(const std::string &text,
     if (auto it = j.find("constraints"); it != j.end()) {
       for (const json &c : *it) {
         ConstraintMeta cm;
-        cm.expr = ShapeExpr::parse(exprText(member(c, "expr", "constraint"), "constraint expr"), m.schedule);
+        cm.expr = ShapeExpr::parse(
+            exprText(member(c, "expr", "constraint"), "constraint expr"),
+            m.schedule);
         cm.multipleOf = c.value("multiple_of", std::int64_t(0));
         if (c.contains("equals")) {
           cm.hasEquals = true;
@@ -176,16 +195,21 @@ KernelMeta parseMetadata(const std::string &text,
     const json &launch = member(j, "launch", "metadata");
     const json &grid = member(launch, "grid", "launch");
     const json &block = member(launch, "block", "launch");
-    if (!grid.is_array() || grid.size() != 3 || !block.is_array() || block.size() != 3)
+    if (!grid.is_array() || grid.size() != 3 || !block.is_array() ||
+        block.size() != 3)
       bad("launch.grid and launch.block must have 3 entries");
     for (int i = 0; i < 3; ++i) {
-      m.grid[i] = ShapeExpr::parse(exprText(grid[i], "launch.grid"), m.schedule);
-      m.block[i] = ShapeExpr::parse(exprText(block[i], "launch.block"), m.schedule);
+      m.grid[i] =
+          ShapeExpr::parse(exprText(grid[i], "launch.grid"), m.schedule);
+      m.block[i] =
+          ShapeExpr::parse(exprText(block[i], "launch.block"), m.schedule);
     }
-    m.dynamicSmem = ShapeExpr::parse(
-        launch.contains("dynamic_smem_bytes") ? exprText(launch["dynamic_smem_bytes"], "launch.dynamic_smem_bytes")
-                                              : std::string("0"),
-        m.schedule);
+    m.dynamicSmem =
+        ShapeExpr::parse(launch.contains("dynamic_smem_bytes")
+                             ? exprText(launch["dynamic_smem_bytes"],
+                                        "launch.dynamic_smem_bytes")
+                             : std::string("0"),
+                         m.schedule);
   } catch (const json::exception &e) {
     bad(std::string("wrong type: ") + e.what());
   }

@@ -1,4 +1,5 @@
-//===- Nvrtc.cpp - NVRTC through dlopen ------------------------------------===//
+//===- Nvrtc.cpp - NVRTC through dlopen
+//------------------------------------===//
 #include "qct/runtime/Nvrtc.h"
 
 #include "qct/runtime/DynLib.h"
@@ -13,8 +14,8 @@ namespace {
 // NVRTC's C API, declared here so the runtime builds without CUDA headers.
 using nvrtcResult = int;
 using nvrtcProgram = void *;
-using CreateFn = nvrtcResult (*)(nvrtcProgram *, const char *, const char *, int,
-                                 const char *const *, const char *const *);
+using CreateFn = nvrtcResult (*)(nvrtcProgram *, const char *, const char *,
+                                 int, const char *const *, const char *const *);
 using CompileFn = nvrtcResult (*)(nvrtcProgram, int, const char *const *);
 using DestroyFn = nvrtcResult (*)(nvrtcProgram *);
 using SizeFn = nvrtcResult (*)(nvrtcProgram, size_t *);
@@ -58,7 +59,8 @@ void Nvrtc::load() {
   if (!handle_)
     fail(QCT_ERR_NVRTC_UNAVAILABLE,
          "NVRTC (libnvrtc.so.13) could not be loaded; set QCT_NVRTC_PATH or "
-         "CUDA_HOME. Tried:\n" + tried);
+         "CUDA_HOME. Tried:\n" +
+             tried);
   auto need = [&](const char *name) {
     void *p = symbol(handle_, name);
     if (!p)
@@ -81,7 +83,8 @@ std::string Nvrtc::version() const {
   return std::to_string(major_) + "." + std::to_string(minor_);
 }
 
-NvrtcResult Nvrtc::compile(const std::string &source, const std::string &fileName,
+NvrtcResult Nvrtc::compile(const std::string &source,
+                           const std::string &fileName,
                            const std::vector<NamedHeader> &headers,
                            const std::vector<std::string> &options) const {
   auto errStr = reinterpret_cast<ErrStrFn>(getErrorString_);
@@ -104,7 +107,8 @@ NvrtcResult Nvrtc::compile(const std::string &source, const std::string &fileNam
     ~Destroy() { reinterpret_cast<DestroyFn>(fn)(p); }
   } destroy{destroyProgram_, &prog};
 
-  rc = reinterpret_cast<CompileFn>(compileProgram_)(prog, int(opts.size()), opts.data());
+  rc = reinterpret_cast<CompileFn>(compileProgram_)(prog, int(opts.size()),
+                                                    opts.data());
   NvrtcResult result;
   size_t logSize = 0;
   reinterpret_cast<SizeFn>(getLogSize_)(prog, &logSize);
@@ -114,7 +118,8 @@ NvrtcResult Nvrtc::compile(const std::string &source, const std::string &fileNam
     result.log.resize(logSize - 1); // drop the terminating NUL
   }
   if (rc != 0) {
-    RuntimeError e(QCT_ERR_COMPILE, "NVRTC failed to compile " + fileName + ": " + errStr(rc));
+    RuntimeError e(QCT_ERR_COMPILE,
+                   "NVRTC failed to compile " + fileName + ": " + errStr(rc));
     e.log = result.log;
     for (const auto &o : options)
       e.options += o + "\n";

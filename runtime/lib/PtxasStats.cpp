@@ -1,10 +1,12 @@
-//===- PtxasStats.cpp - Parse ptxas -v output ------------------------------===//
+//===- PtxasStats.cpp - Parse ptxas -v output
+//------------------------------===//
 //
 // The lines look like (CUDA 13):
 //   ptxas info    : Compiling entry function 'k' for 'sm_90a'
 //   ptxas info    : Function properties for k
-//   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-//   ptxas info    : Used 72 registers, used 0 barriers, 1024 bytes smem, 8 bytes lmem
+//   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes
+//   spill loads ptxas info    : Used 72 registers, used 0 barriers, 1024 bytes
+//   smem, 8 bytes lmem
 //
 //===----------------------------------------------------------------------===//
 #include "qct/runtime/PtxasStats.h"
@@ -34,12 +36,13 @@ long long numberBefore(const std::string &line, const char *unit) {
 }
 } // namespace
 
-qct_kernel_stats parsePtxasStats(const std::string &log, const std::string &entry) {
+qct_kernel_stats parsePtxasStats(const std::string &log,
+                                 const std::string &entry) {
   qct_kernel_stats s{};
   std::istringstream in(log);
   std::string line;
-  bool inEntry = false;  // after "Compiling entry function 'entry'"
-  bool inProps = false;  // after "Function properties for entry"
+  bool inEntry = false; // after "Compiling entry function 'entry'"
+  bool inProps = false; // after "Function properties for entry"
   long long lmem = 0;
   while (std::getline(in, line)) {
     if (line.find("Compiling entry function") != std::string::npos) {
@@ -47,7 +50,8 @@ qct_kernel_stats parsePtxasStats(const std::string &log, const std::string &entr
       continue;
     }
     if (line.find("Function properties for") != std::string::npos) {
-      std::size_t at = line.find("Function properties for") + std::strlen("Function properties for");
+      std::size_t at = line.find("Function properties for") +
+                       std::strlen("Function properties for");
       std::string name = line.substr(at);
       name.erase(0, name.find_first_not_of(' '));
       name.erase(name.find_last_not_of(" \r") + 1);
@@ -73,7 +77,8 @@ qct_kernel_stats parsePtxasStats(const std::string &log, const std::string &entr
       inEntry = false;
     }
   }
-  for (auto *v : {&s.stack_frame_bytes, &s.spill_store_bytes, &s.spill_load_bytes})
+  for (auto *v :
+       {&s.stack_frame_bytes, &s.spill_store_bytes, &s.spill_load_bytes})
     if (*v < 0)
       *v = 0;
   s.local_memory_bytes = s.stack_frame_bytes + lmem;

@@ -1,4 +1,5 @@
-//===- Sha256.cpp - FIPS 180-4 SHA-256 -------------------------------------===//
+//===- Sha256.cpp - FIPS 180-4 SHA-256
+//-------------------------------------===//
 #include "qct/runtime/Sha256.h"
 
 #include <algorithm>
@@ -26,17 +27,20 @@ inline std::uint32_t rotr(std::uint32_t x, int n) {
 } // namespace
 
 Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f,
-         0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::block(const std::uint8_t *p) {
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i)
-    w[i] = (std::uint32_t(p[4 * i]) << 24) | (std::uint32_t(p[4 * i + 1]) << 16) |
+    w[i] = (std::uint32_t(p[4 * i]) << 24) |
+           (std::uint32_t(p[4 * i + 1]) << 16) |
            (std::uint32_t(p[4 * i + 2]) << 8) | std::uint32_t(p[4 * i + 3]);
   for (int i = 16; i < 64; ++i) {
-    std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    std::uint32_t s0 =
+        rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    std::uint32_t s1 =
+        rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
   std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4],
@@ -48,10 +52,23 @@ void Sha256::block(const std::uint8_t *p) {
     std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
     std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
     std::uint32_t t2 = s0 + maj;
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
-  h_[0] += a; h_[1] += b; h_[2] += c; h_[3] += d;
-  h_[4] += e; h_[5] += f; h_[6] += g; h_[7] += h;
+  h_[0] += a;
+  h_[1] += b;
+  h_[2] += c;
+  h_[3] += d;
+  h_[4] += e;
+  h_[5] += f;
+  h_[6] += g;
+  h_[7] += h;
 }
 
 Sha256 &Sha256::update(const void *data, std::size_t size) {
@@ -60,7 +77,9 @@ Sha256 &Sha256::update(const void *data, std::size_t size) {
   while (size > 0) {
     std::size_t n = std::min<std::size_t>(64 - bufLen_, size);
     std::memcpy(buf_ + bufLen_, p, n);
-    bufLen_ += n; p += n; size -= n;
+    bufLen_ += n;
+    p += n;
+    size -= n;
     if (bufLen_ == 64) {
       block(buf_);
       bufLen_ = 0;

@@ -1,4 +1,5 @@
-//===- ShapeExpr.cpp - Parse and evaluate shape expressions ----------------===//
+//===- ShapeExpr.cpp - Parse and evaluate shape expressions
+//----------------===//
 #include "qct/runtime/ShapeExpr.h"
 
 #include "qct/runtime/Error.h"
@@ -32,7 +33,8 @@ private:
                                " at column " + std::to_string(pos_ + 1));
   }
   void skip() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+    while (pos_ < s_.size() &&
+           std::isspace(static_cast<unsigned char>(s_[pos_])))
       ++pos_;
   }
   bool eat(char c) {
@@ -52,17 +54,27 @@ private:
   void expr() {
     term();
     for (;;) {
-      if (eat('+')) { term(); emit(Op::Add); }
-      else if (eat('-')) { term(); emit(Op::Sub); }
-      else return;
+      if (eat('+')) {
+        term();
+        emit(Op::Add);
+      } else if (eat('-')) {
+        term();
+        emit(Op::Sub);
+      } else
+        return;
     }
   }
   void term() {
     factor();
     for (;;) {
-      if (eat('*')) { factor(); emit(Op::Mul); }
-      else if (eat('/')) { factor(); emit(Op::Div); }
-      else return;
+      if (eat('*')) {
+        factor();
+        emit(Op::Mul);
+      } else if (eat('/')) {
+        factor();
+        emit(Op::Div);
+      } else
+        return;
     }
   }
   void factor() {
@@ -78,7 +90,8 @@ private:
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::int64_t v = 0;
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      while (pos_ < s_.size() &&
+             std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
         int digit = s_[pos_++] - '0';
         if (v > (INT64_MAX - digit) / 10)
           error("integer too large");
@@ -89,14 +102,20 @@ private:
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+              s_[pos_] == '_'))
         ++pos_;
       std::string name = s_.substr(start, pos_ - start);
       Op fn = Op::Const;
-      if (name == "cdiv") fn = Op::Cdiv;
-      else if (name == "rup") fn = Op::Rup;
-      else if (name == "min") fn = Op::Min;
-      else if (name == "max") fn = Op::Max;
+      if (name == "cdiv")
+        fn = Op::Cdiv;
+      else if (name == "rup")
+        fn = Op::Rup;
+      else if (name == "min")
+        fn = Op::Min;
+      else if (name == "max")
+        fn = Op::Max;
       if (fn != Op::Const) {
         expect('(');
         expr();
@@ -106,9 +125,21 @@ private:
         emit(fn);
         return;
       }
-      if (name == "M") { emit(Op::M); out_.vars_ |= 1; return; }
-      if (name == "K") { emit(Op::K); out_.vars_ |= 2; return; }
-      if (name == "G") { emit(Op::G); out_.vars_ |= 4; return; }
+      if (name == "M") {
+        emit(Op::M);
+        out_.vars_ |= 1;
+        return;
+      }
+      if (name == "K") {
+        emit(Op::K);
+        out_.vars_ |= 2;
+        return;
+      }
+      if (name == "G") {
+        emit(Op::G);
+        out_.vars_ |= 4;
+        return;
+      }
       auto it = knobs_.find(name);
       if (it == knobs_.end()) {
         pos_ = start;
@@ -135,8 +166,9 @@ bool ShapeExpr::run(const Dims &d, std::int64_t &out) const {
   int sp = 0;
   auto bad = [&](const char *why) -> bool {
     if (Strict)
-      fail(QCT_ERR_VALIDATION, "shape expression '" + text_ + "' with M=" +
-                                   std::to_string(d.M) + " K=" + std::to_string(d.K) +
+      fail(QCT_ERR_VALIDATION, "shape expression '" + text_ +
+                                   "' with M=" + std::to_string(d.M) +
+                                   " K=" + std::to_string(d.K) +
                                    " G=" + std::to_string(d.G) + ": " + why);
     return false;
   };
@@ -153,31 +185,44 @@ bool ShapeExpr::run(const Dims &d, std::int64_t &out) const {
     std::int64_t b = stack[--sp], a = stack[--sp], r = 0;
     switch (n.op) {
     case Op::Add:
-      if (__builtin_add_overflow(a, b, &r)) return bad("overflow");
+      if (__builtin_add_overflow(a, b, &r))
+        return bad("overflow");
       break;
     case Op::Sub:
-      if (__builtin_sub_overflow(a, b, &r)) return bad("overflow");
+      if (__builtin_sub_overflow(a, b, &r))
+        return bad("overflow");
       break;
     case Op::Mul:
-      if (__builtin_mul_overflow(a, b, &r)) return bad("overflow");
+      if (__builtin_mul_overflow(a, b, &r))
+        return bad("overflow");
       break;
     case Op::Div:
-      if (b == 0) return bad("division by zero");
+      if (b == 0)
+        return bad("division by zero");
       if (Strict && a % b != 0)
-        return bad(("inexact division " + std::to_string(a) + "/" + std::to_string(b)).c_str());
+        return bad(
+            ("inexact division " + std::to_string(a) + "/" + std::to_string(b))
+                .c_str());
       r = a / b;
       if (!Strict && (a % b != 0) && ((a < 0) != (b < 0)))
         --r;
       break;
     case Op::Cdiv:
     case Op::Rup:
-      if (b <= 0) return bad("cdiv/rup by a non-positive value");
+      if (b <= 0)
+        return bad("cdiv/rup by a non-positive value");
       r = a >= 0 ? (a / b + (a % b != 0)) : -((-a) / b);
-      if (n.op == Op::Rup && __builtin_mul_overflow(r, b, &r)) return bad("overflow");
+      if (n.op == Op::Rup && __builtin_mul_overflow(r, b, &r))
+        return bad("overflow");
       break;
-    case Op::Min: r = a < b ? a : b; break;
-    case Op::Max: r = a > b ? a : b; break;
-    default: return bad("internal: bad node");
+    case Op::Min:
+      r = a < b ? a : b;
+      break;
+    case Op::Max:
+      r = a > b ? a : b;
+      break;
+    default:
+      return bad("internal: bad node");
     }
     stack[sp++] = r;
   }
@@ -205,16 +250,22 @@ bool solveFor(const ShapeExpr &expr, int var, std::int64_t target, Dims d,
   // v with f(v) >= target by bisection, then require an exact, strict match.
   std::int64_t lo = 0, hi = 1, r = 0;
   while (true) {
-    if (!at(hi, r)) return false;
-    if (r >= target) break;
-    if (hi > (INT64_MAX >> 2)) return false;
+    if (!at(hi, r))
+      return false;
+    if (r >= target)
+      break;
+    if (hi > (INT64_MAX >> 2))
+      return false;
     hi *= 2;
   }
   while (lo < hi) {
     std::int64_t mid = lo + (hi - lo) / 2;
-    if (!at(mid, r)) return false;
-    if (r >= target) hi = mid;
-    else lo = mid + 1;
+    if (!at(mid, r))
+      return false;
+    if (r >= target)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   (var == 0 ? d.M : var == 1 ? d.K : d.G) = lo;
   std::int64_t check = 0;

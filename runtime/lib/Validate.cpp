@@ -1,4 +1,5 @@
-//===- Validate.cpp - Launch argument checks -------------------------------===//
+//===- Validate.cpp - Launch argument checks
+//-------------------------------===//
 #include "qct/runtime/Validate.h"
 
 #include "qct/runtime/Error.h"
@@ -9,35 +10,61 @@ namespace qct::rt {
 
 const char *dtypeName(int dtype) {
   switch (dtype) {
-  case QCT_DTYPE_U8: return "u8";
-  case QCT_DTYPE_I8: return "i8";
-  case QCT_DTYPE_U16: return "u16";
-  case QCT_DTYPE_I16: return "i16";
-  case QCT_DTYPE_BF16: return "bf16";
-  case QCT_DTYPE_F16: return "f16";
-  case QCT_DTYPE_F32: return "f32";
-  case QCT_DTYPE_I32: return "i32";
-  case QCT_DTYPE_I64: return "i64";
-  case QCT_DTYPE_FP8_E4M3: return "fp8_e4m3";
-  case QCT_DTYPE_FP8_E5M2: return "fp8_e5m2";
-  case QCT_DTYPE_E8M0: return "e8m0";
-  case QCT_DTYPE_FP4_E2M1_X2: return "fp4_e2m1_x2";
-  case QCT_DTYPE_U32: return "u32";
-  case QCT_DTYPE_F64: return "f64";
-  default: return "unknown";
+  case QCT_DTYPE_U8:
+    return "u8";
+  case QCT_DTYPE_I8:
+    return "i8";
+  case QCT_DTYPE_U16:
+    return "u16";
+  case QCT_DTYPE_I16:
+    return "i16";
+  case QCT_DTYPE_BF16:
+    return "bf16";
+  case QCT_DTYPE_F16:
+    return "f16";
+  case QCT_DTYPE_F32:
+    return "f32";
+  case QCT_DTYPE_I32:
+    return "i32";
+  case QCT_DTYPE_I64:
+    return "i64";
+  case QCT_DTYPE_FP8_E4M3:
+    return "fp8_e4m3";
+  case QCT_DTYPE_FP8_E5M2:
+    return "fp8_e5m2";
+  case QCT_DTYPE_E8M0:
+    return "e8m0";
+  case QCT_DTYPE_FP4_E2M1_X2:
+    return "fp4_e2m1_x2";
+  case QCT_DTYPE_U32:
+    return "u32";
+  case QCT_DTYPE_F64:
+    return "f64";
+  default:
+    return "unknown";
   }
 }
 
 int dtypeSize(int dtype) {
   switch (dtype) {
-  case QCT_DTYPE_U8: case QCT_DTYPE_I8: case QCT_DTYPE_FP8_E4M3:
-  case QCT_DTYPE_FP8_E5M2: case QCT_DTYPE_E8M0: case QCT_DTYPE_FP4_E2M1_X2:
+  case QCT_DTYPE_U8:
+  case QCT_DTYPE_I8:
+  case QCT_DTYPE_FP8_E4M3:
+  case QCT_DTYPE_FP8_E5M2:
+  case QCT_DTYPE_E8M0:
+  case QCT_DTYPE_FP4_E2M1_X2:
     return 1;
-  case QCT_DTYPE_U16: case QCT_DTYPE_I16: case QCT_DTYPE_BF16: case QCT_DTYPE_F16:
+  case QCT_DTYPE_U16:
+  case QCT_DTYPE_I16:
+  case QCT_DTYPE_BF16:
+  case QCT_DTYPE_F16:
     return 2;
-  case QCT_DTYPE_F32: case QCT_DTYPE_I32: case QCT_DTYPE_U32:
+  case QCT_DTYPE_F32:
+  case QCT_DTYPE_I32:
+  case QCT_DTYPE_U32:
     return 4;
-  case QCT_DTYPE_I64: case QCT_DTYPE_F64:
+  case QCT_DTYPE_I64:
+  case QCT_DTYPE_F64:
     return 8;
   default:
     return 0;
@@ -49,13 +76,20 @@ namespace {
 // any dtype of that size fits. Typed buffers want their type (bf16 / f16
 // also take u16 bit tensors).
 bool dtypeFits(const std::string &meta, int dtype) {
-  if (meta == "u8") return dtypeSize(dtype) == 1;
-  if (meta == "u16") return dtypeSize(dtype) == 2;
-  if (meta == "bf16") return dtype == QCT_DTYPE_BF16 || dtype == QCT_DTYPE_U16;
-  if (meta == "f16") return dtype == QCT_DTYPE_F16 || dtype == QCT_DTYPE_U16;
-  if (meta == "f32") return dtype == QCT_DTYPE_F32;
-  if (meta == "i32") return dtype == QCT_DTYPE_I32;
-  if (meta == "i64") return dtype == QCT_DTYPE_I64;
+  if (meta == "u8")
+    return dtypeSize(dtype) == 1;
+  if (meta == "u16")
+    return dtypeSize(dtype) == 2;
+  if (meta == "bf16")
+    return dtype == QCT_DTYPE_BF16 || dtype == QCT_DTYPE_U16;
+  if (meta == "f16")
+    return dtype == QCT_DTYPE_F16 || dtype == QCT_DTYPE_U16;
+  if (meta == "f32")
+    return dtype == QCT_DTYPE_F32;
+  if (meta == "i32")
+    return dtype == QCT_DTYPE_I32;
+  if (meta == "i64")
+    return dtype == QCT_DTYPE_I64;
   return false;
 }
 
@@ -74,7 +108,8 @@ std::string exprList(const BufferMeta &b) {
 }
 
 [[noreturn]] void invalid(const BufferMeta &b, const std::string &what) {
-  fail(QCT_ERR_VALIDATION, "argument '" + b.name + "' (" + b.fieldText + "): " + what);
+  fail(QCT_ERR_VALIDATION,
+       "argument '" + b.name + "' (" + b.fieldText + "): " + what);
 }
 
 // Solves `var` from dimension `dim` of buffer `b` found in tensor `t`.
@@ -86,7 +121,8 @@ std::int64_t solve(const BufferMeta &b, const qct_tensor &t, int var, Dims d) {
       std::int64_t v = 0;
       if (int(i) >= t.ndim || !solveFor(e, var, t.shape[i], d, v))
         invalid(b, std::string("cannot derive ") + names[var] + " from shape " +
-                       shapeText(t.shape, t.ndim) + " (expected " + exprList(b) + ")");
+                       shapeText(t.shape, t.ndim) + " (expected " +
+                       exprList(b) + ")");
       return v;
     }
   }
@@ -102,8 +138,9 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     for (const auto &b : meta.buffers)
       names += (names.empty() ? "" : ", ") + b.name;
     fail(QCT_ERR_VALIDATION, "kernel " + meta.name + " takes " +
-                                 std::to_string(meta.buffers.size()) + " tensors (" +
-                                 names + "), found " + std::to_string(count));
+                                 std::to_string(meta.buffers.size()) +
+                                 " tensors (" + names + "), found " +
+                                 std::to_string(count));
   }
   if (count && !tensors)
     fail(QCT_ERR_VALIDATION, "tensor array is NULL");
@@ -113,8 +150,9 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     const BufferMeta &b = meta.buffers[i];
     const qct_tensor &t = tensors[i];
     if (t.ndim != int(b.shape.size()))
-      invalid(b, "expected " + std::to_string(b.shape.size()) + " dims " + exprList(b) +
-                     ", found " + std::to_string(t.ndim) + " dims");
+      invalid(b, "expected " + std::to_string(b.shape.size()) + " dims " +
+                     exprList(b) + ", found " + std::to_string(t.ndim) +
+                     " dims");
   }
 
   // M and K from the source tensor, G from the offsets' length.
@@ -135,9 +173,10 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     std::int64_t v = c.expr.eval(d);
     std::string why = c.why.empty() ? "" : " (" + c.why + ")";
     if (c.multipleOf > 0 && v % c.multipleOf != 0)
-      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() + " must be a multiple of " +
-                                   std::to_string(c.multipleOf) + why + ", found " +
-                                   std::to_string(v));
+      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() +
+                                   " must be a multiple of " +
+                                   std::to_string(c.multipleOf) + why +
+                                   ", found " + std::to_string(v));
     if (c.hasEquals && v != c.equals)
       fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() + " must equal " +
                                    std::to_string(c.equals) + why + ", found " +
@@ -149,7 +188,8 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     const BufferMeta &b = meta.buffers[i];
     const qct_tensor &t = tensors[i];
     if (!dtypeFits(b.dtype, t.dtype))
-      invalid(b, std::string("expected dtype ") + b.dtype + ", found " + dtypeName(t.dtype));
+      invalid(b, std::string("expected dtype ") + b.dtype + ", found " +
+                     dtypeName(t.dtype));
     std::int64_t want[QCT_MAX_DIMS];
     std::int64_t numel = 1;
     for (std::size_t k = 0; k < b.shape.size(); ++k) {
@@ -158,9 +198,10 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     }
     for (std::size_t k = 0; k < b.shape.size(); ++k)
       if (t.shape[k] != want[k])
-        invalid(b, "expected shape " + shapeText(want, int(b.shape.size())) + " = " +
-                       exprList(b) + " with M=" + std::to_string(d.M) + " K=" +
-                       std::to_string(d.K) + " G=" + std::to_string(d.G) + ", found " +
+        invalid(b, "expected shape " + shapeText(want, int(b.shape.size())) +
+                       " = " + exprList(b) + " with M=" + std::to_string(d.M) +
+                       " K=" + std::to_string(d.K) +
+                       " G=" + std::to_string(d.G) + ", found " +
                        shapeText(t.shape, t.ndim));
     bool zeroStrides = true;
     for (int k = 0; k < t.ndim; ++k)
@@ -169,8 +210,9 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
       std::int64_t expect = 1;
       for (int k = t.ndim - 1; k >= 0; --k) {
         if (t.shape[k] != 1 && t.strides[k] != expect)
-          invalid(b, "must be row-major contiguous: expected stride " + std::to_string(expect) +
-                         " (elements) in dim " + std::to_string(k) + ", found strides " +
+          invalid(b, "must be row-major contiguous: expected stride " +
+                         std::to_string(expect) + " (elements) in dim " +
+                         std::to_string(k) + ", found strides " +
                          shapeText(t.strides, t.ndim));
         expect *= t.shape[k];
       }
@@ -178,17 +220,31 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     if (!t.data && numel != 0)
       invalid(b, "data pointer is NULL");
     if (reinterpret_cast<std::uintptr_t>(t.data) % 16 != 0)
-      invalid(b, "data pointer must be 16-byte aligned, found address " +
-                     std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) + " (" +
-                     std::to_string(reinterpret_cast<std::uintptr_t>(t.data) % 16) +
-                     " past a 16-byte boundary)");
+      invalid(
+          b, "data pointer must be 16-byte aligned, found address " +
+                 std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) +
+                 " (" +
+                 std::to_string(reinterpret_cast<std::uintptr_t>(t.data) % 16) +
+                 " past a 16-byte boundary)");
     switch (b.field) {
-    case ArgField::Src: args.src = t.data; break;
-    case ArgField::SrcScales: args.src_scales = t.data; break;
-    case ArgField::Out: args.out[b.index] = t.data; break;
-    case ArgField::OutScales: args.out_scales[b.index] = t.data; break;
-    case ArgField::Offsets: args.offsets = t.data; break;
-    case ArgField::PaddedOffsets: args.padded_offsets = t.data; break;
+    case ArgField::Src:
+      args.src = t.data;
+      break;
+    case ArgField::SrcScales:
+      args.src_scales = t.data;
+      break;
+    case ArgField::Out:
+      args.out[b.index] = t.data;
+      break;
+    case ArgField::OutScales:
+      args.out_scales[b.index] = t.data;
+      break;
+    case ArgField::Offsets:
+      args.offsets = t.data;
+      break;
+    case ArgField::PaddedOffsets:
+      args.padded_offsets = t.data;
+      break;
     }
   }
   args.M = d.M;
@@ -199,19 +255,21 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     std::int64_t g = meta.grid[i].eval(d), b = meta.block[i].eval(d);
     std::int64_t gmax = i == 0 ? 2147483647 : 65535;
     if (g < 0 || g > gmax)
-      fail(QCT_ERR_VALIDATION, "launch grid[" + std::to_string(i) + "] = " + meta.grid[i].text() +
-                                   " = " + std::to_string(g) + " is outside 0.." +
+      fail(QCT_ERR_VALIDATION, "launch grid[" + std::to_string(i) +
+                                   "] = " + meta.grid[i].text() + " = " +
+                                   std::to_string(g) + " is outside 0.." +
                                    std::to_string(gmax));
     if (b < 1 || b > 1024)
-      fail(QCT_ERR_VALIDATION, "launch block[" + std::to_string(i) + "] = " +
-                                   meta.block[i].text() + " = " + std::to_string(b) +
-                                   " is outside 1..1024");
+      fail(QCT_ERR_VALIDATION, "launch block[" + std::to_string(i) +
+                                   "] = " + meta.block[i].text() + " = " +
+                                   std::to_string(b) + " is outside 1..1024");
     plan.grid[i] = std::uint32_t(g);
     plan.block[i] = std::uint32_t(b);
   }
   std::int64_t smem = meta.dynamicSmem.eval(d);
   if (smem < 0 || smem > (1 << 30))
-    fail(QCT_ERR_VALIDATION, "dynamic_smem_bytes = " + std::to_string(smem) + " is invalid");
+    fail(QCT_ERR_VALIDATION,
+         "dynamic_smem_bytes = " + std::to_string(smem) + " is invalid");
   plan.dynamic_smem_bytes = std::uint32_t(smem);
 }
 

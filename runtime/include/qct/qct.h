@@ -35,17 +35,17 @@ extern "C" {
 
 typedef enum qct_status {
   QCT_OK = 0,
-  QCT_ERR_INVALID_ARGUMENT = 1, /* a NULL handle, an unreadable path, ... */
-  QCT_ERR_METADATA = 2,         /* metadata JSON malformed or inconsistent */
-  QCT_ERR_SCHEDULE = 3,         /* an unknown knob or an illegal value */
-  QCT_ERR_NVRTC_UNAVAILABLE = 4,/* libnvrtc could not be loaded */
-  QCT_ERR_COMPILE = 5,          /* NVRTC rejected the source (log attached) */
-  QCT_ERR_NO_DRIVER = 6,        /* libcuda.so.1 absent or cuInit failed */
-  QCT_ERR_NO_DEVICE = 7,        /* a driver but no usable GPU */
-  QCT_ERR_VALIDATION = 8,       /* a launch argument does not match the metadata */
-  QCT_ERR_CUDA = 9,             /* a driver call failed (name and code in message) */
-  QCT_ERR_BAD_OFFSETS = 10,     /* the kernel flagged QCT_ERROR_BAD_OFFSETS */
-  QCT_ERR_IO = 11,              /* a file could not be read or written */
+  QCT_ERR_INVALID_ARGUMENT = 1,  /* a NULL handle, an unreadable path, ... */
+  QCT_ERR_METADATA = 2,          /* metadata JSON malformed or inconsistent */
+  QCT_ERR_SCHEDULE = 3,          /* an unknown knob or an illegal value */
+  QCT_ERR_NVRTC_UNAVAILABLE = 4, /* libnvrtc could not be loaded */
+  QCT_ERR_COMPILE = 5,           /* NVRTC rejected the source (log attached) */
+  QCT_ERR_NO_DRIVER = 6,         /* libcuda.so.1 absent or cuInit failed */
+  QCT_ERR_NO_DEVICE = 7,         /* a driver but no usable GPU */
+  QCT_ERR_VALIDATION = 8, /* a launch argument does not match the metadata */
+  QCT_ERR_CUDA = 9,       /* a driver call failed (name and code in message) */
+  QCT_ERR_BAD_OFFSETS = 10, /* the kernel flagged QCT_ERROR_BAD_OFFSETS */
+  QCT_ERR_IO = 11,          /* a file could not be read or written */
   QCT_ERR_INTERNAL = 12
 } qct_status;
 
@@ -170,8 +170,8 @@ QCT_API const char *qct_kernel_schedule(const qct_kernel *kernel);
 QCT_API qct_cache_origin qct_kernel_origin(const qct_kernel *kernel);
 QCT_API qct_status qct_kernel_stats_get(const qct_kernel *kernel,
                                         qct_kernel_stats *out);
-QCT_API qct_status qct_kernel_cubin(const qct_kernel *kernel,
-                                    const void **data, size_t *size);
+QCT_API qct_status qct_kernel_cubin(const qct_kernel *kernel, const void **data,
+                                    size_t *size);
 
 /* --- Buffers and shapes --------------------------------------------------
  * Buffers are in metadata order; launch tensors are passed in this order. */
@@ -235,7 +235,8 @@ QCT_API qct_status qct_cache_clear(uint64_t *removed_entries);
 /* Drops the in-memory cache (loaded modules stay with their contexts). */
 QCT_API void qct_cache_clear_memory(void);
 
-/* --- Toolchain --------------------------------------------------------------*/
+/* --- Toolchain
+ * --------------------------------------------------------------*/
 QCT_API qct_status qct_nvrtc_version(int *major, int *minor);
 /* The arch qct_kernel_load would pick with arch == NULL. */
 QCT_API qct_status qct_default_arch(const char **arch);

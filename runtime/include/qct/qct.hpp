@@ -51,13 +51,15 @@ inline void check(qct_status status) {
 }
 
 /// A tensor descriptor: strides in elements; empty strides = contiguous.
-inline qct_tensor tensor(void *data, qct_dtype dtype, std::initializer_list<int64_t> shape,
+inline qct_tensor tensor(void *data, qct_dtype dtype,
+                         std::initializer_list<int64_t> shape,
                          std::initializer_list<int64_t> strides = {}) {
   qct_tensor t{};
   t.data = data;
   t.dtype = dtype;
   t.ndim = int32_t(shape.size());
-  if (shape.size() > QCT_MAX_DIMS || (strides.size() && strides.size() != shape.size()))
+  if (shape.size() > QCT_MAX_DIMS ||
+      (strides.size() && strides.size() != shape.size()))
     throw std::invalid_argument("qct::tensor: bad rank or strides");
   int i = 0;
   for (int64_t d : shape)
@@ -93,7 +95,8 @@ public:
     o.extra_nvrtc_options = extra.data();
     o.num_extra_nvrtc_options = extra.size();
     o.disable_cache = options.disableCache;
-    check(qct_kernel_load(cudaSource.c_str(), metadata.empty() ? nullptr : metadata.c_str(), &o,
+    check(qct_kernel_load(cudaSource.c_str(),
+                          metadata.empty() ? nullptr : metadata.c_str(), &o,
                           &k_));
   }
   ~Kernel() { qct_kernel_free(k_); }
@@ -125,7 +128,8 @@ public:
     check(qct_kernel_buffer_info(k_, i, &b));
     return b;
   }
-  std::vector<int64_t> bufferShape(size_t i, int64_t M, int64_t K, int64_t G = 0) const {
+  std::vector<int64_t> bufferShape(size_t i, int64_t M, int64_t K,
+                                   int64_t G = 0) const {
     int64_t shape[QCT_MAX_DIMS];
     int32_t n = 0;
     check(qct_kernel_buffer_shape(k_, i, M, K, G, shape, &n));
@@ -142,7 +146,9 @@ public:
     check(qct_kernel_launch(k_, tensors.data(), tensors.size(), stream));
   }
   /// Synchronizes `stream`; throws qct::Error(QCT_ERR_BAD_OFFSETS) if flagged.
-  void checkErrors(void *stream = nullptr) { check(qct_kernel_check_errors(k_, stream, nullptr)); }
+  void checkErrors(void *stream = nullptr) {
+    check(qct_kernel_check_errors(k_, stream, nullptr));
+  }
   void *function() {
     void *f = nullptr;
     check(qct_kernel_function(k_, &f));

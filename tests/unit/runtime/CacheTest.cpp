@@ -1,4 +1,5 @@
-//===- CacheTest.cpp - Cache key, disk format, concurrency, LRU, fallback --===//
+//===- CacheTest.cpp - Cache key, disk format, concurrency, LRU, fallback
+//--===//
 //
 // Needs NVRTC but no GPU (compiles for sm_90).
 //
@@ -11,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <algorithm>
 #include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -94,7 +95,10 @@ TEST(CacheKey, EveryInputChangesTheKey) {
       [](auto &i) { i.options = "-std=c++20\n"; },
       [](auto &i) { i.env = "QCT_ARCH=sm_90\n"; },
       // Moving text between fields must not collide (length-prefixed fields).
-      [](auto &i) { i.specHash = "spe"; i.entry = "cqct_k"; },
+      [](auto &i) {
+        i.specHash = "spe";
+        i.entry = "cqct_k";
+      },
   };
   std::set<std::string> keys = {computeCacheKey(base)};
   EXPECT_EQ(computeCacheKey(base), computeCacheKey(base)); // deterministic
@@ -111,24 +115,36 @@ TEST(CacheKey, LoadedKernelsKeyOnTheirInputs) {
   std::set<std::string> keys;
   keys.insert(qct::Kernel(kTinySource, meta, sm90()).cacheKey());
   // The same inputs give the same key.
-  EXPECT_FALSE(keys.insert(qct::Kernel(kTinySource, meta, sm90()).cacheKey()).second);
-  EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta, sm90({"QCT_THREADS=128"})).cacheKey()).second);
+  EXPECT_FALSE(
+      keys.insert(qct::Kernel(kTinySource, meta, sm90()).cacheKey()).second);
+  EXPECT_TRUE(
+      keys.insert(qct::Kernel(kTinySource, meta, sm90({"QCT_THREADS=128"}))
+                      .cacheKey())
+          .second);
   qct::LoadOptions a = sm90();
   a.arch = "sm_90a";
   EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta, a).cacheKey()).second);
-  EXPECT_TRUE(keys.insert(qct::Kernel(std::string(kTinySource) + "// edit\n", meta, sm90()).cacheKey()).second);
+  EXPECT_TRUE(keys.insert(qct::Kernel(std::string(kTinySource) + "// edit\n",
+                                      meta, sm90())
+                              .cacheKey())
+                  .second);
   std::string meta2 = meta;
-  meta2.replace(meta2.find("\"compiler_version\": \"test\""), 26, "\"compiler_version\": \"tst2\"");
-  EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta2, sm90()).cacheKey()).second);
+  meta2.replace(meta2.find("\"compiler_version\": \"test\""), 26,
+                "\"compiler_version\": \"tst2\"");
+  EXPECT_TRUE(
+      keys.insert(qct::Kernel(kTinySource, meta2, sm90()).cacheKey()).second);
   std::string meta3 = meta;
   meta3.replace(meta3.find("0000001\""), 8, "0000002\"");
-  EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta3, sm90()).cacheKey()).second);
+  EXPECT_TRUE(
+      keys.insert(qct::Kernel(kTinySource, meta3, sm90()).cacheKey()).second);
   qct::LoadOptions extra = sm90();
   extra.extraNvrtcOptions = {"-lineinfo"};
-  EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta, extra).cacheKey()).second);
+  EXPECT_TRUE(
+      keys.insert(qct::Kernel(kTinySource, meta, extra).cacheKey()).second);
   // An output-affecting environment variable (declared with affects_output).
   ::setenv("CUDA_PATH", "/nonexistent-cuda", 1);
-  EXPECT_TRUE(keys.insert(qct::Kernel(kTinySource, meta, sm90()).cacheKey()).second);
+  EXPECT_TRUE(
+      keys.insert(qct::Kernel(kTinySource, meta, sm90()).cacheKey()).second);
   ::unsetenv("CUDA_PATH");
 }
 
@@ -137,12 +153,14 @@ TEST(DiskCache, MemoryThenDiskThenCompile) {
   std::string meta = tinyMetadata();
   qct::Kernel first(kTinySource, meta, sm90());
   EXPECT_EQ(first.origin(), QCT_ORIGIN_COMPILED);
-  EXPECT_EQ(filesIn(dir + "/v1"), std::vector<std::string>{first.cacheKey() + ".qct"});
+  EXPECT_EQ(filesIn(dir + "/v1"),
+            std::vector<std::string>{first.cacheKey() + ".qct"});
   EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(), QCT_ORIGIN_MEMORY);
   qct_cache_clear_memory();
   qct::Kernel fromDisk(kTinySource, meta, sm90());
   EXPECT_EQ(fromDisk.origin(), QCT_ORIGIN_DISK);
-  EXPECT_EQ(fromDisk.compileLog(), first.compileLog()); // the log is kept in the entry
+  EXPECT_EQ(fromDisk.compileLog(),
+            first.compileLog()); // the log is kept in the entry
   EXPECT_EQ(fromDisk.stats().registers, first.stats().registers);
   const void *a, *b;
   size_t na, nb;
@@ -156,8 +174,10 @@ TEST(DiskCache, DisableBypassesBothCaches) {
   std::string dir = useFreshCache("disable");
   ::setenv("QCT_CACHE_DISABLE", "1", 1);
   std::string meta = tinyMetadata();
-  EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(), QCT_ORIGIN_COMPILED);
-  EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(), QCT_ORIGIN_COMPILED);
+  EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(),
+            QCT_ORIGIN_COMPILED);
+  EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(),
+            QCT_ORIGIN_COMPILED);
   EXPECT_TRUE(filesIn(dir + "/v1").empty());
   ::unsetenv("QCT_CACHE_DISABLE");
   qct::LoadOptions o = sm90();
@@ -167,19 +187,26 @@ TEST(DiskCache, DisableBypassesBothCaches) {
 }
 
 TEST(DiskCache, EntryFormatRoundTripsAndRejectsDamage) {
-  CacheEntry e{R"({"name":"k"})", std::string("\x7f" "ELF\0\1\2", 7)};
+  CacheEntry e{R"({"name":"k"})", std::string("\x7f"
+                                              "ELF\0\1\2",
+                                              7)};
   std::string key(64, 'a');
   std::string bytes = DiskCache::encode(key, e);
-  ASSERT_EQ(bytes.size(), DiskCache::kHeaderBytes + e.info.size() + e.cubin.size());
+  ASSERT_EQ(bytes.size(),
+            DiskCache::kHeaderBytes + e.info.size() + e.cubin.size());
   EXPECT_EQ(bytes.substr(0, 8), "QCTCACHE");
   CacheEntry out;
   ASSERT_TRUE(DiskCache::decode(key, bytes, out));
   EXPECT_EQ(out.info, e.info);
   EXPECT_EQ(out.cubin, e.cubin);
-  EXPECT_FALSE(DiskCache::decode(std::string(64, 'b'), bytes, out)); // another key
-  for (size_t n : {size_t(0), size_t(7), DiskCache::kHeaderBytes, bytes.size() - 1})
-    EXPECT_FALSE(DiskCache::decode(key, bytes.substr(0, n), out)) << "truncated to " << n;
-  for (size_t at : {size_t(0), size_t(8), size_t(20), size_t(100), bytes.size() - 1}) {
+  EXPECT_FALSE(
+      DiskCache::decode(std::string(64, 'b'), bytes, out)); // another key
+  for (size_t n :
+       {size_t(0), size_t(7), DiskCache::kHeaderBytes, bytes.size() - 1})
+    EXPECT_FALSE(DiskCache::decode(key, bytes.substr(0, n), out))
+        << "truncated to " << n;
+  for (size_t at :
+       {size_t(0), size_t(8), size_t(20), size_t(100), bytes.size() - 1}) {
     std::string damaged = bytes;
     damaged[at] ^= 0x40;
     EXPECT_FALSE(DiskCache::decode(key, damaged, out)) << "flipped byte " << at;
@@ -196,15 +223,19 @@ TEST(DiskCache, TruncatedOrCorruptEntryRecompilesAndIsRewritten) {
   ASSERT_GT(good.size(), DiskCache::kHeaderBytes);
   for (int damage = 0; damage < 3; ++damage) {
     std::string bad = good;
-    if (damage == 0) bad.resize(good.size() / 2);          // truncated
-    if (damage == 1) bad[good.size() - 5] ^= 1;              // bit flip in the cubin
-    if (damage == 2) bad = "";                               // empty file
+    if (damage == 0)
+      bad.resize(good.size() / 2); // truncated
+    if (damage == 1)
+      bad[good.size() - 5] ^= 1; // bit flip in the cubin
+    if (damage == 2)
+      bad = ""; // empty file
     writeAll(path, bad);
     qct_cache_clear_memory();
     qct::Kernel k(kTinySource, meta, sm90());
     EXPECT_EQ(k.origin(), QCT_ORIGIN_COMPILED) << "damage " << damage;
     CacheEntry entry;
-    EXPECT_TRUE(DiskCache::decode(key, readAll(path), entry)) << "rewritten, damage " << damage;
+    EXPECT_TRUE(DiskCache::decode(key, readAll(path), entry))
+        << "rewritten, damage " << damage;
     qct_cache_clear_memory();
     EXPECT_EQ(qct::Kernel(kTinySource, meta, sm90()).origin(), QCT_ORIGIN_DISK);
   }
@@ -223,7 +254,9 @@ TEST(DiskCache, ConcurrentProcessesLeaveOneValidEntry) {
     if (pid == 0) {
       ::close(gate[1]);
       char c;
-      (void)::read(gate[0], &c, 1); // returns when the parent closes the pipe: all start at once
+      (void)::read(
+          gate[0], &c,
+          1); // returns when the parent closes the pipe: all start at once
       qct_cache_clear_memory();
       qct_load_options o{};
       o.arch = "sm_90";
@@ -285,8 +318,11 @@ TEST(DiskCache, UnwritableFolderRunsUncachedWithOneWarning) {
   std::string err = readAll(log);
   size_t first = err.find("qct: warning:");
   ASSERT_NE(first, std::string::npos) << err;
-  EXPECT_NE(err.find("running without the disk cache"), std::string::npos) << err;
-  EXPECT_EQ(err.find("qct: warning:", first + 1), std::string::npos) << "warned twice:\n" << err;
+  EXPECT_NE(err.find("running without the disk cache"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("qct: warning:", first + 1), std::string::npos)
+      << "warned twice:\n"
+      << err;
 }
 
 TEST(DiskCache, LruEvictionDropsLeastRecentlyUsed) {
@@ -299,7 +335,8 @@ TEST(DiskCache, LruEvictionDropsLeastRecentlyUsed) {
   setMtime(cache.pathFor(a), 1000);
   setMtime(cache.pathFor(b), 2000);
   CacheEntry e;
-  ASSERT_TRUE(cache.load(a, e)); // a hit refreshes a's last-used stamp: b is now oldest
+  ASSERT_TRUE(
+      cache.load(a, e)); // a hit refreshes a's last-used stamp: b is now oldest
   ASSERT_TRUE(cache.store(c, {"{}", payload}));
   EXPECT_TRUE(cache.load(a, e));
   EXPECT_FALSE(cache.load(b, e)) << "b should have been evicted";
@@ -322,7 +359,8 @@ TEST(DiskCache, MaxBytesFromEnvironmentBoundsTheFolder) {
   ::setenv("QCT_CACHE_MAX_BYTES", std::to_string(st.st_size + 100).c_str(), 1);
   qct::Kernel k2(kTinySource, meta, sm90({"QCT_THREADS=128"}));
   ::unsetenv("QCT_CACHE_MAX_BYTES");
-  EXPECT_EQ(filesIn(dir + "/v1"), std::vector<std::string>{k2.cacheKey() + ".qct"});
+  EXPECT_EQ(filesIn(dir + "/v1"),
+            std::vector<std::string>{k2.cacheKey() + ".qct"});
 }
 
 TEST(DiskCache, ListInfoAndClearThroughTheCAbi) {
@@ -332,7 +370,8 @@ TEST(DiskCache, ListInfoAndClearThroughTheCAbi) {
   EXPECT_EQ(std::string(qct_cache_dir()), dir + "/v1");
   std::string list = qct_cache_list_json();
   EXPECT_NE(list.find("\"key\":\"" + key + "\""), std::string::npos) << list;
-  EXPECT_NE(list.find("\"name\":\"tiny_transpose\""), std::string::npos) << list;
+  EXPECT_NE(list.find("\"name\":\"tiny_transpose\""), std::string::npos)
+      << list;
   EXPECT_NE(list.find("\"valid\":true"), std::string::npos) << list;
   std::string info = qct_cache_info_json();
   EXPECT_NE(info.find("\"entries\":1"), std::string::npos) << info;

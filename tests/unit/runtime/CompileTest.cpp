@@ -1,4 +1,5 @@
-//===- CompileTest.cpp - NVRTC compile, stats, errors, through the C ABI ---===//
+//===- CompileTest.cpp - NVRTC compile, stats, errors, through the C ABI
+//---===//
 //
 // Needs NVRTC (libnvrtc.so.13) but no GPU: compiles for an explicit arch.
 //
@@ -18,7 +19,8 @@ using qct::test::kTinySource;
 using qct::test::tinyMetadata;
 using qct::test::useFreshCache;
 
-#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+#define EXPECT_HAS(text, part)                                                 \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 namespace {
 qct::LoadOptions sm90(std::vector<std::string> schedule = {}) {
@@ -40,7 +42,11 @@ TEST(Compile, TinyKernelCompilesWithoutAGpu) {
   size_t size = 0;
   qct::check(qct_kernel_cubin(k.get(), &cubin, &size));
   ASSERT_GT(size, 4u);
-  EXPECT_EQ(std::memcmp(cubin, "\x7f" "ELF", 4), 0); // a cubin is an ELF file
+  EXPECT_EQ(std::memcmp(cubin,
+                        "\x7f"
+                        "ELF",
+                        4),
+            0); // a cubin is an ELF file
   // Options: the arch, C++17, -default-device, the schedule, never fast math.
   std::string opts = k.options();
   EXPECT_HAS(opts, "--gpu-architecture=sm_90\n");
@@ -65,15 +71,19 @@ TEST(Compile, PtxasStatsAreExposed) {
 }
 
 TEST(Compile, PtxasStatsParser) {
-  const char *log = "ptxas info    : 0 bytes gmem\n"
-                    "ptxas info    : Compiling entry function 'other' for 'sm_90a'\n"
-                    "ptxas info    : Function properties for other\n"
-                    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                    "ptxas info    : Used 10 registers, used 0 barriers\n"
-                    "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
-                    "ptxas info    : Function properties for k\n"
-                    "ptxas         .     1024 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
-                    "ptxas info    : Used 32 registers, used 1 barriers, 4096 bytes smem, 1024 bytes cumulative stack size\n";
+  const char *log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'other' for 'sm_90a'\n"
+      "ptxas info    : Function properties for other\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+      "spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     1024 bytes stack frame, 8 bytes spill stores, 12 "
+      "bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 1 barriers, 4096 bytes smem, "
+      "1024 bytes cumulative stack size\n";
   qct_kernel_stats s = qct::rt::parsePtxasStats(log, "k");
   EXPECT_EQ(s.found, 1);
   EXPECT_EQ(s.registers, 32);
@@ -88,11 +98,12 @@ TEST(Compile, PtxasStatsParser) {
 TEST(Compile, LocalMemoryIsReported) {
   useFreshCache("lmem");
   // A dynamically indexed 1 KiB array lives in local memory.
-  std::string src = std::string(kTinySource) +
-                    "extern \"C\" __global__ void qct_local(qct_kernel_args a) {\n"
-                    "  float l[256]; unsigned char *p = (unsigned char *)a.out[0];\n"
-                    "  for (int i = 0; i < 256; ++i) l[i] = p[i * a.K];\n"
-                    "  p[threadIdx.x] = (unsigned char)l[p[1] & 255];\n}\n";
+  std::string src =
+      std::string(kTinySource) +
+      "extern \"C\" __global__ void qct_local(qct_kernel_args a) {\n"
+      "  float l[256]; unsigned char *p = (unsigned char *)a.out[0];\n"
+      "  for (int i = 0; i < 256; ++i) l[i] = p[i * a.K];\n"
+      "  p[threadIdx.x] = (unsigned char)l[p[1] & 255];\n}\n";
   std::string meta = tinyMetadata();
   meta.replace(meta.find("\"qct_tiny_transpose\""), 20, "\"qct_local\"");
   qct::Kernel k(src, meta, sm90());
@@ -103,7 +114,8 @@ TEST(Compile, DeviceHeadersAreEmbedded) {
   const auto &headers = qct::rt::deviceHeaders();
   bool hasArgs = false;
   for (const auto &[name, text] : headers)
-    hasArgs |= name == "qct/kernel_args.h" && text.find("QCT_KERNEL_ARGS_VERSION") != std::string::npos;
+    hasArgs |= name == "qct/kernel_args.h" &&
+               text.find("QCT_KERNEL_ARGS_VERSION") != std::string::npos;
   EXPECT_TRUE(hasArgs);
   EXPECT_EQ(qct::rt::deviceHeadersHash().size(), 64u);
 }
@@ -115,19 +127,25 @@ TEST(Compile, ErrorCarriesLogOptionsSourceVersions) {
   o.arch = "sm_90";
   std::string meta = tinyMetadata();
   qct_kernel *k = nullptr;
-  ASSERT_EQ(qct_kernel_load(src.c_str(), meta.c_str(), &o, &k), QCT_ERR_COMPILE);
+  ASSERT_EQ(qct_kernel_load(src.c_str(), meta.c_str(), &o, &k),
+            QCT_ERR_COMPILE);
   EXPECT_EQ(k, nullptr);
   EXPECT_EQ(qct_last_status(), QCT_ERR_COMPILE);
-  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_MESSAGE), "NVRTC failed to compile tiny_transpose.cu");
+  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_MESSAGE),
+             "NVRTC failed to compile tiny_transpose.cu");
   EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_LOG), "error");
-  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_OPTIONS), "--gpu-architecture=sm_90");
-  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_SOURCE), "   25 | this is not C++;");
+  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_OPTIONS),
+             "--gpu-architecture=sm_90");
+  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_SOURCE),
+             "   25 | this is not C++;");
   EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_VERSIONS), "NVRTC 13.");
-  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_VERSIONS), "qct compiler test");
+  EXPECT_HAS(qct_last_error_field(QCT_ERROR_FIELD_VERSIONS),
+             "qct compiler test");
   // The formatted error has every section, for C callers that print one string.
   std::string all = qct_last_error();
-  for (const char *part : {"--- versions ---", "--- NVRTC options ---", "--- NVRTC log ---",
-                           "--- source ---", "this is not C++;"})
+  for (const char *part :
+       {"--- versions ---", "--- NVRTC options ---", "--- NVRTC log ---",
+        "--- source ---", "this is not C++;"})
     EXPECT_HAS(all, part);
   // The C++ API throws the same, as qct::Error.
   try {
@@ -142,8 +160,10 @@ TEST(Compile, ErrorCarriesLogOptionsSourceVersions) {
 
 TEST(Compile, BadArgumentsAreClearErrors) {
   qct_kernel *k = nullptr;
-  EXPECT_EQ(qct_kernel_load(nullptr, nullptr, nullptr, &k), QCT_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(qct_kernel_load("/nonexistent/k.cu", nullptr, nullptr, &k), QCT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qct_kernel_load(nullptr, nullptr, nullptr, &k),
+            QCT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qct_kernel_load("/nonexistent/k.cu", nullptr, nullptr, &k),
+            QCT_ERR_INVALID_ARGUMENT);
   EXPECT_HAS(qct_last_error(), "cannot read CUDA source '/nonexistent/k.cu'");
   const char *sched[] = {"QCT_THREADS=7"};
   qct_load_options o{};
@@ -151,7 +171,8 @@ TEST(Compile, BadArgumentsAreClearErrors) {
   o.schedule = sched;
   o.num_schedule = 1;
   std::string meta = tinyMetadata();
-  EXPECT_EQ(qct_kernel_load(kTinySource, meta.c_str(), &o, &k), QCT_ERR_SCHEDULE);
+  EXPECT_EQ(qct_kernel_load(kTinySource, meta.c_str(), &o, &k),
+            QCT_ERR_SCHEDULE);
   EXPECT_HAS(qct_last_error(), "QCT_THREADS=7 is not a legal value");
 }
 
@@ -181,8 +202,9 @@ TEST(Env, TableIsDeclaredOnceAndExposed) {
     EXPECT_GT(std::strlen(v->doc), 10u) << v->name;
     EXPECT_GT(std::strlen(v->type), 2u) << v->name;
   }
-  for (const char *required : {"QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_CACHE_MAX_BYTES",
-                               "QCT_ARCH", "QCT_DUMP_DIR", "QCT_VERBOSE"})
+  for (const char *required :
+       {"QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_CACHE_MAX_BYTES", "QCT_ARCH",
+        "QCT_DUMP_DIR", "QCT_VERBOSE"})
     EXPECT_TRUE(names.count(required)) << required;
   EXPECT_EQ(qct_env_at(n), nullptr);
   ::setenv("QCT_CACHE_MAX_BYTES", "12345", 1);
@@ -194,8 +216,10 @@ TEST(Env, TableIsDeclaredOnceAndExposed) {
 TEST(Expr, CAbiEvaluatesWithKnobs) {
   const char *knobs[] = {"QCT_TILE_K=128"};
   int64_t v = 0;
-  ASSERT_EQ(qct_eval_expr("cdiv(K,QCT_TILE_K)+G", 0, 7168, 2, knobs, 1, &v), QCT_OK);
+  ASSERT_EQ(qct_eval_expr("cdiv(K,QCT_TILE_K)+G", 0, 7168, 2, knobs, 1, &v),
+            QCT_OK);
   EXPECT_EQ(v, 58);
-  EXPECT_EQ(qct_eval_expr("K/3", 0, 7168, 0, nullptr, 0, &v), QCT_ERR_VALIDATION);
+  EXPECT_EQ(qct_eval_expr("K/3", 0, 7168, 0, nullptr, 0, &v),
+            QCT_ERR_VALIDATION);
   EXPECT_HAS(qct_last_error(), "inexact division 7168/3");
 }

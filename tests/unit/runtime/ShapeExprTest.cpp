@@ -1,6 +1,7 @@
-//===- ShapeExprTest.cpp - The metadata's shape-expression grammar ---------===//
-#include "qct/runtime/Error.h"
+//===- ShapeExprTest.cpp - The metadata's shape-expression grammar
+//---------===//
 #include "qct/runtime/ShapeExpr.h"
+#include "qct/runtime/Error.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +10,8 @@
 using namespace qct::rt;
 
 namespace {
-std::int64_t ev(const std::string &e, std::int64_t M, std::int64_t K, std::int64_t G,
+std::int64_t ev(const std::string &e, std::int64_t M, std::int64_t K,
+                std::int64_t G,
                 std::map<std::string, std::int64_t> knobs = {}) {
   return ShapeExpr::parse(e, knobs).eval(Dims{M, K, G});
 }
@@ -57,17 +59,20 @@ TEST(ShapeExpr, InexactDivisionIsAnError) {
 }
 
 TEST(ShapeExpr, OverflowIsAnError) {
-  EXPECT_EQ(statusOf([] { ev("M*M", 4000000000LL, 0, 0); }), QCT_ERR_VALIDATION);
+  EXPECT_EQ(statusOf([] { ev("M*M", 4000000000LL, 0, 0); }),
+            QCT_ERR_VALIDATION);
 }
 
 TEST(ShapeExpr, SyntaxErrorsNameTheExpression) {
-  for (const char *bad : {"", "M+", "(M", "cdiv(M)", "M K", "N", "M % 2", "rup(M,4"}) {
+  for (const char *bad :
+       {"", "M+", "(M", "cdiv(M)", "M K", "N", "M % 2", "rup(M,4"}) {
     try {
       ShapeExpr::parse(bad, {});
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const RuntimeError &e) {
       EXPECT_EQ(e.status, QCT_ERR_METADATA) << bad;
-      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"),
+                std::string::npos)
           << e.what();
     }
   }

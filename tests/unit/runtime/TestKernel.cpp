@@ -1,4 +1,5 @@
-//===- TestKernel.cpp - The tiny test kernel -------------------------------===//
+//===- TestKernel.cpp - The tiny test kernel
+//-------------------------------===//
 #include "TestKernel.h"
 
 #include "qct/qct.h"
@@ -11,7 +12,8 @@
 
 namespace qct::test {
 
-const char *const kTinySource = R"cuda(// tiny_transpose: a test kernel for the qct runtime.
+const char *const kTinySource =
+    R"cuda(// tiny_transpose: a test kernel for the qct runtime.
 #include "qct/kernel_args.h"
 #ifndef QCT_THREADS
 #define QCT_THREADS 256
@@ -65,8 +67,9 @@ std::string tinyMetadata(const std::string &extra) {
 std::string freshDir(const std::string &tag) {
   static std::atomic<int> counter{0};
   const char *base = std::getenv("TMPDIR");
-  std::string dir = std::string(base && *base ? base : "/tmp") + "/qct-rt-test-" +
-                    std::to_string(::getpid()) + "-" + tag + "-" + std::to_string(counter++);
+  std::string dir = std::string(base && *base ? base : "/tmp") +
+                    "/qct-rt-test-" + std::to_string(::getpid()) + "-" + tag +
+                    "-" + std::to_string(counter++);
   std::string cmd = "rm -rf '" + dir + "'";
   (void)std::system(cmd.c_str());
   ::mkdir(dir.c_str(), 0755);

@@ -1,4 +1,5 @@
-//===- TestKernel.h - A tiny hand-written kernel for runtime tests -*- C++ -*-===//
+//===- TestKernel.h - A tiny hand-written kernel for runtime tests -*- C++
+//-*-===//
 //
 // Not a generated kernel (those are written in parallel and change): a ragged
 // byte transpose out[c][r] = src[r][c] + 1 with an offsets check, one schedule

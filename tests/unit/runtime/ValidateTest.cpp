@@ -1,4 +1,5 @@
-//===- ValidateTest.cpp - Launch arguments checked against metadata --------===//
+//===- ValidateTest.cpp - Launch arguments checked against metadata
+//--------===//
 //
 // Validation runs before any driver call, so these run without a GPU; the
 // pointers are fake (never dereferenced).
@@ -20,8 +21,8 @@ void *fakePtr(std::uintptr_t offset = 0) {
   return reinterpret_cast<void *>(std::uintptr_t(0x7f0000000000ull) + offset);
 }
 
-qct_tensor t(qct_dtype dtype, std::vector<std::int64_t> shape, std::uintptr_t addr = 0,
-             std::vector<std::int64_t> strides = {}) {
+qct_tensor t(qct_dtype dtype, std::vector<std::int64_t> shape,
+             std::uintptr_t addr = 0, std::vector<std::int64_t> strides = {}) {
   static std::uintptr_t next = 0;
   qct_tensor x{};
   x.data = fakePtr(addr ? addr : (next += 1 << 20));
@@ -38,7 +39,8 @@ struct Fixture : ::testing::Test {
   KernelMeta meta = parseMetadata(tinyMetadata(), {});
   // M = 1000, K = 64, G = 4.
   std::vector<qct_tensor> good() {
-    return {t(QCT_DTYPE_U8, {1000, 64}), t(QCT_DTYPE_I32, {5}), t(QCT_DTYPE_U8, {64, 1000})};
+    return {t(QCT_DTYPE_U8, {1000, 64}), t(QCT_DTYPE_I32, {5}),
+            t(QCT_DTYPE_U8, {64, 1000})};
   }
   // The validation error message ("" if it passed).
   std::string error(const std::vector<qct_tensor> &ts) {
@@ -54,7 +56,8 @@ struct Fixture : ::testing::Test {
   }
 };
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+#define EXPECT_HAS(text, part)                                                 \
+  EXPECT_NE((text).find(part), std::string::npos) << (text)
 } // namespace
 
 TEST_F(Fixture, GoodArgumentsFillArgsAndPlan) {
@@ -107,13 +110,15 @@ TEST_F(Fixture, WrongOutputShapeNamesArgumentAndValues) {
 TEST_F(Fixture, WrongRank) {
   auto ts = good();
   ts[0] = t(QCT_DTYPE_U8, {64000});
-  EXPECT_HAS(error(ts), "argument 'src' (src): expected 2 dims [M, K], found 1 dims");
+  EXPECT_HAS(error(ts),
+             "argument 'src' (src): expected 2 dims [M, K], found 1 dims");
 }
 
 TEST_F(Fixture, WrongDtype) {
   auto ts = good();
   ts[1].dtype = QCT_DTYPE_I64;
-  EXPECT_HAS(error(ts), "argument 'offsets' (offsets): expected dtype i32, found i64");
+  EXPECT_HAS(error(ts),
+             "argument 'offsets' (offsets): expected dtype i32, found i64");
   ts = good();
   ts[2].dtype = QCT_DTYPE_F32;
   EXPECT_HAS(error(ts), "expected dtype u8, found f32");
@@ -136,7 +141,8 @@ TEST_F(Fixture, ConstraintViolation) {
 
 TEST_F(Fixture, EqualsConstraint) {
   meta = parseMetadata(tinyMetadata(R"(, "extra": 0)"), {});
-  meta.constraints.push_back({ShapeExpr::parse("K", {}), 0, true, 128, "static.K"});
+  meta.constraints.push_back(
+      {ShapeExpr::parse("K", {}), 0, true, 128, "static.K"});
   std::string e = error(good());
   EXPECT_HAS(e, "K must equal 128 (static.K), found 64");
 }
@@ -159,17 +165,21 @@ TEST_F(Fixture, NonContiguous) {
   auto ts = good();
   ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {128, 1}); // a slice of wider rows
   std::string e = error(ts);
-  EXPECT_HAS(e, "argument 'src' (src): must be row-major contiguous: expected stride 64");
+  EXPECT_HAS(
+      e,
+      "argument 'src' (src): must be row-major contiguous: expected stride 64");
   ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {1, 1000}); // transposed view
   EXPECT_HAS(error(ts), "must be row-major contiguous");
-  ts[0] = t(QCT_DTYPE_U8, {1000, 64}, 0, {64, 1}); // explicit contiguous strides
+  ts[0] =
+      t(QCT_DTYPE_U8, {1000, 64}, 0, {64, 1}); // explicit contiguous strides
   EXPECT_EQ(error(ts), "");
 }
 
 TEST_F(Fixture, OffsetsLengthDeterminesG) {
   auto ts = good();
   ts[1] = t(QCT_DTYPE_I32, {0});
-  EXPECT_HAS(error(ts), "argument 'offsets' (offsets): cannot derive G from shape [0]");
+  EXPECT_HAS(error(ts),
+             "argument 'offsets' (offsets): cannot derive G from shape [0]");
 }
 
 TEST_F(Fixture, EmptyProblemIsValid) {
@@ -189,21 +199,25 @@ TEST(Metadata, ScheduleOverridesAreChecked) {
     FAIL();
   } catch (const RuntimeError &e) {
     EXPECT_EQ(e.status, QCT_ERR_SCHEDULE);
-    EXPECT_HAS(std::string(e.what()), "QCT_THREADS=100 is not a legal value (legal: 128, 256)");
+    EXPECT_HAS(std::string(e.what()),
+               "QCT_THREADS=100 is not a legal value (legal: 128, 256)");
   }
   try {
     parseMetadata(tinyMetadata(), {"QCT_TILE=1"});
     FAIL();
   } catch (const RuntimeError &e) {
     EXPECT_EQ(e.status, QCT_ERR_SCHEDULE);
-    EXPECT_HAS(std::string(e.what()), "no schedule knob 'QCT_TILE' (knobs: QCT_THREADS)");
+    EXPECT_HAS(std::string(e.what()),
+               "no schedule knob 'QCT_TILE' (knobs: QCT_THREADS)");
   }
 }
 
 TEST(Metadata, MalformedIsAMetadataError) {
   for (const std::string &bad :
-       {std::string("{"), std::string("[]"), std::string(R"({"format_version": 2})"),
-        tinyMetadata().replace(tinyMetadata().find("\"out[0]\""), 8, "\"out[7]\"")}) {
+       {std::string("{"), std::string("[]"),
+        std::string(R"({"format_version": 2})"),
+        tinyMetadata().replace(tinyMetadata().find("\"out[0]\""), 8,
+                               "\"out[7]\"")}) {
     try {
       parseMetadata(bad, {});
       ADD_FAILURE() << bad;

@@ -1,4 +1,5 @@
-//===- qct/runtime/CacheKey.h - What a compiled kernel depends on -*- C++ -*-===//
+//===- qct/runtime/CacheKey.h - What a compiled kernel depends on -*- C++
+//-*-===//
 //
 // The key is a hash of inputs only (never of emitted PTX or cubin, which
 // carry random identifiers): change any field and the key changes.
@@ -22,8 +23,8 @@ struct CacheKeyInputs {
   std::string compilerVersion;   ///< metadata compiler_version
   std::string runtimeVersion;    ///< this library
   int kernelArgsVersion = 0;
-  std::string options;           ///< every NVRTC option, one per line
-  std::string env;               ///< output-affecting environment variables
+  std::string options; ///< every NVRTC option, one per line
+  std::string env;     ///< output-affecting environment variables
 };
 
 /// SHA-256 hex over a canonical, field-named serialization.

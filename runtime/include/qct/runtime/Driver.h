@@ -1,4 +1,5 @@
-//===- qct/runtime/Driver.h - The CUDA driver API, loaded at run time -*- C++ -*-===//
+//===- qct/runtime/Driver.h - The CUDA driver API, loaded at run time -*- C++
+//-*-===//
 //
 // libcuda.so.1 is dlopened on first use, so the runtime loads (and compiles,
 // and validates) on machines without a GPU; only launching needs the driver.

@@ -1,4 +1,5 @@
-//===- qct/runtime/Env.h - Every environment variable, declared once -*- C++ -*-===//
+//===- qct/runtime/Env.h - Every environment variable, declared once -*- C++
+//-*-===//
 //
 // The runtime reads the environment only through this table, so `qct env`
 // can list every variable with its type, default and meaning, and the cache

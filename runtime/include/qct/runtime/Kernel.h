@@ -70,9 +70,10 @@ public:
 };
 
 /// The NVRTC options for `arch`, the resolved schedule and extra options.
-std::vector<std::string> nvrtcOptions(const std::string &arch,
-                                      const std::map<std::string, std::int64_t> &schedule,
-                                      const std::vector<std::string> &extra);
+std::vector<std::string>
+nvrtcOptions(const std::string &arch,
+             const std::map<std::string, std::int64_t> &schedule,
+             const std::vector<std::string> &extra);
 
 /// The arch used when none is given: $QCT_ARCH, else the current device's.
 std::string defaultArch();

@@ -36,8 +36,9 @@ public:
   std::string version() const;
   const std::string &path() const { return path_; }
 
-  /// Compiles to a cubin. On an NVRTC error throws RuntimeError(QCT_ERR_COMPILE)
-  /// with the log, options and the numbered source attached.
+  /// Compiles to a cubin. On an NVRTC error throws
+  /// RuntimeError(QCT_ERR_COMPILE) with the log, options and the numbered
+  /// source attached.
   NvrtcResult compile(const std::string &source, const std::string &fileName,
                       const std::vector<NamedHeader> &headers,
                       const std::vector<std::string> &options) const;

@@ -15,7 +15,8 @@
 namespace qct::rt {
 
 /// Stats of function `entry` in an NVRTC log (found == 0 if absent).
-qct_kernel_stats parsePtxasStats(const std::string &log, const std::string &entry);
+qct_kernel_stats parsePtxasStats(const std::string &log,
+                                 const std::string &entry);
 
 } // namespace qct::rt
 

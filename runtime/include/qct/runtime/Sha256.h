@@ -1,4 +1,5 @@
-//===- qct/runtime/Sha256.h - SHA-256 for cache keys and checksums -*- C++ -*-===//
+//===- qct/runtime/Sha256.h - SHA-256 for cache keys and checksums -*- C++
+//-*-===//
 //
 // The runtime links no crypto library; cache keys and entry checksums need a
 // stable, collision-resistant hash, so this is a small FIPS 180-4 SHA-256.

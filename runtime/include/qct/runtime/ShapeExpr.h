@@ -1,9 +1,11 @@
-//===- qct/runtime/ShapeExpr.h - The metadata's shape expressions -*- C++ -*-===//
+//===- qct/runtime/ShapeExpr.h - The metadata's shape expressions -*- C++
+//-*-===//
 //
 // Grammar (docs/kernel-abi.md):
 //   expr   := term (('+' | '-') term)*
 //   term   := factor (('*' | '/') factor)*      '/' exact (error if inexact)
-//   factor := INT | NAME | '(' expr ')' | ('cdiv'|'rup'|'min'|'max') '(' expr ',' expr ')'
+//   factor := INT | NAME | '(' expr ')' | ('cdiv'|'rup'|'min'|'max') '(' expr
+//   ',' expr ')'
 // Names are M, K, G or a schedule knob. Expressions are parsed once, when a
 // kernel is loaded (knobs are bound then), and evaluated on every launch, so
 // evaluation is a walk over a small flat node array with no allocation.
@@ -45,7 +47,20 @@ public:
   const std::string &text() const { return text_; }
 
 private:
-  enum class Op : std::uint8_t { Const, M, K, G, Add, Sub, Mul, Div, Cdiv, Rup, Min, Max };
+  enum class Op : std::uint8_t {
+    Const,
+    M,
+    K,
+    G,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Cdiv,
+    Rup,
+    Min,
+    Max
+  };
   struct Node {
     Op op;
     std::int64_t value; // Const
