@@ -290,6 +290,8 @@ private:
     return std::nullopt;
   }
 
+  /// An integer; otherwise reports "found <v>, <allowed>", where `allowed`
+  /// is the rest of the message ("allowed for fp8_e4m3: 128").
   std::optional<int64_t> integer(const json &v, StringRef path,
                                  const llvm::Twine &allowed) {
     if (v.is_number_integer()) {
@@ -297,12 +299,12 @@ private:
       // int64 range so the arithmetic below cannot wrap.
       if (v.is_number_unsigned() &&
           v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
-        error(path, "found " + describe(v) + ", allowed: " + allowed);
+        error(path, "found " + describe(v) + ", " + allowed);
         return std::nullopt;
       }
       return v.get<int64_t>();
     }
-    error(path, "found " + describe(v) + ", allowed: " + allowed);
+    error(path, "found " + describe(v) + ", " + allowed);
     return std::nullopt;
   }
 
@@ -452,7 +454,7 @@ void Validator::parseOutput(const json &v, size_t index, OutputInfo &info) {
   if (block) {
     std::optional<int64_t> b =
         integer(*block, jsonChildPath(path, "block"),
-                "for " + fmt + ": " + llvm::Twine(expectedBlock));
+                "allowed for " + fmt + ": " + llvm::Twine(expectedBlock));
     if (b && *b != expectedBlock)
       error(jsonChildPath(path, "block"), "found " + describe(*block) +
                                               ", allowed for " + fmt + ": " +
@@ -514,11 +516,10 @@ void Validator::parseRagged(const json &v, KernelSpec &spec,
   }
   if (const json *pad = member(v, "pad_groups_to")) {
     std::string allowed =
-        "an integer from 1 to " + std::to_string(kMaxPadGroupsTo);
+        "allowed: an integer from 1 to " + std::to_string(kMaxPadGroupsTo);
     std::optional<int64_t> p = integer(*pad, "ragged.pad_groups_to", allowed);
     if (p && (*p < 1 || *p > kMaxPadGroupsTo)) {
-      error("ragged.pad_groups_to",
-            "found " + describe(*pad) + ", allowed: " + allowed);
+      error("ragged.pad_groups_to", "found " + describe(*pad) + ", " + allowed);
       p.reset();
     }
     if (p)
@@ -562,12 +563,13 @@ void Validator::parseStatic(const json &v, KernelSpec &spec,
     errorMissing("static", "K", "allowed: a positive integer");
     return;
   }
-  std::string range = "an integer from 1 to " + std::to_string(kMaxStaticK);
+  std::string range =
+      "allowed: an integer from 1 to " + std::to_string(kMaxStaticK);
   std::optional<int64_t> k = integer(*kValue, "static.K", range);
   if (!k)
     return;
   if (*k < 1 || *k > kMaxStaticK) {
-    error("static.K", "found " + describe(*kValue) + ", allowed: " + range);
+    error("static.K", "found " + describe(*kValue) + ", " + range);
     return;
   }
 
