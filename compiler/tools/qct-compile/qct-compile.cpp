@@ -84,6 +84,8 @@ constexpr const char *kOverview =
     "  qct-compile --hash SPEC...           print spec hashes\n"
     "  qct-compile SPEC... -o DIR           write DIR/<name>.cu and "
     "DIR/<name>.json\n\n"
+    "A SPEC of - is read from stdin. The spec language: "
+    "docs/spec-language.md.\n"
     "Exit codes: 0 ok, 1 invalid spec or failed compilation/output, 2 bad "
     "command line.\n";
 
