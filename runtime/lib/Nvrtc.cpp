@@ -6,6 +6,7 @@
 #include "qct/runtime/Env.h"
 #include "qct/runtime/Error.h"
 
+#include <dlfcn.h>
 #include <mutex>
 
 namespace qct::rt {
@@ -77,6 +78,24 @@ void Nvrtc::load() {
   getErrorString_ = need("nvrtcGetErrorString");
   if (reinterpret_cast<VersionFn>(need("nvrtcVersion"))(&major_, &minor_) != 0)
     fail(QCT_ERR_NVRTC_UNAVAILABLE, path_ + ": nvrtcVersion failed");
+  preloadBuiltins();
+}
+
+// NVRTC dlopens libnvrtc-builtins.so.<major>.<minor> by soname when it
+// compiles; if NVRTC itself came from a folder outside the loader path (e.g.
+// $CUDA_HOME/lib64), that lookup could fail. Loading the builtins from NVRTC's
+// own folder first makes the soname resolve to the already loaded library.
+void Nvrtc::preloadBuiltins() {
+  Dl_info info;
+  if (!dladdr(createProgram_, &info) || !info.dli_fname)
+    return;
+  std::string self = info.dli_fname;
+  std::size_t slash = self.find_last_of('/');
+  if (slash == std::string::npos)
+    return;
+  std::string builtins = self.substr(0, slash) + "/libnvrtc-builtins.so." +
+                         std::to_string(major_) + "." + std::to_string(minor_);
+  builtinsHandle_ = dlopen(builtins.c_str(), RTLD_NOW | RTLD_GLOBAL);
 }
 
 std::string Nvrtc::version() const {

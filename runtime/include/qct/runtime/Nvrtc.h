@@ -2,8 +2,8 @@
 //
 // NVRTC is dlopened (never linked) so the runtime library loads anywhere; it
 // is searched in $QCT_NVRTC_PATH, the loader path, $CUDA_HOME/lib64,
-// $CUDA_PATH/lib64 and /usr/local/cuda/lib64. NVRTC loads its builtins
-// library from its own folder.
+// $CUDA_PATH/lib64 and /usr/local/cuda/lib64; its builtins library is
+// preloaded from the same folder.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_RUNTIME_NVRTC_H
@@ -46,9 +46,11 @@ public:
 private:
   Nvrtc() = default;
   void load();
+  void preloadBuiltins();
   std::string path_;
   int major_ = 0, minor_ = 0;
   void *handle_ = nullptr;
+  void *builtinsHandle_ = nullptr;
   // Function pointers (types in Nvrtc.cpp).
   void *createProgram_, *compileProgram_, *destroyProgram_, *getLogSize_,
       *getLog_, *getCubinSize_, *getCubin_, *getErrorString_;
