@@ -39,12 +39,14 @@ static int vecElements(Format f) {
   }
 }
 
+/// bf16 / fp16 buffers are named by their bits (u16, kernel-abi.md): the
+/// runtime then takes any 2-byte tensor, bf16, f16 or a 16-bit bit view
+/// (torch has no uint16 arithmetic, so callers often hold int16).
 static std::string elementDtype(Format f) {
   switch (f) {
   case Format::BF16:
-    return "bf16";
   case Format::FP16:
-    return "f16";
+    return "u16";
   case Format::FP32:
     return "f32";
   default:
