@@ -108,7 +108,7 @@ float quantizeFp8AmaxBlock(const double *x, int64_t n, const FloatFormat &F,
   for (int64_t i = 0; i < n; ++i) {
     double a = std::fabs(x[i]);
     if (std::isnan(a))
-      continue;      // NaN does not take part in amax
+      continue;        // NaN does not take part in amax
     if (std::isinf(a)) // Inf counts as max_F, so the scale stays finite
       a = maxF;
     amax = a > amax ? a : amax;
@@ -154,7 +154,7 @@ int alignedScaleExponent(int bmax, const FloatFormat &src,
 namespace {
 template <const FloatFormat &F>
 void fixedBlock(const double *x, int64_t n, int sExp, uint8_t *codes) {
-  double inv = pow2(-sExp); // exact scaling: one rounding into F
+  double inv = pow2(-sExp);       // exact scaling: one rounding into F
   for (int64_t i = 0; i < n; ++i) // NaN passes unscaled, its sign explicit
     codes[i] = uint8_t(encodeFast<F>(std::isnan(x[i]) ? x[i] : x[i] * inv));
 }

@@ -37,9 +37,9 @@ std::string format(const char *fmt, ...) {
 }
 
 const char *formatName(int f) {
-  static const char *const names[] = {"bf16",       "fp16",       "fp32",
-                                      "mxfp4",      "mxfp8_e4m3", "mxfp8_e5m2",
-                                      "fp8_e4m3",   "fp8_e5m2"};
+  static const char *const names[] = {"bf16",     "fp16",       "fp32",
+                                      "mxfp4",    "mxfp8_e4m3", "mxfp8_e5m2",
+                                      "fp8_e4m3", "fp8_e5m2"};
   return (f >= 0 && f <= QCT_REF_FP8_E5M2) ? names[f] : "?";
 }
 
@@ -77,7 +77,9 @@ const FloatFormat &elemOf(int f) {
 
 /// Bytes of one output element (mxfp4 is handled by nibbles, reported as 1).
 int64_t elemBytes(int f) {
-  return f == QCT_REF_FP32 ? 4 : (f == QCT_REF_BF16 || f == QCT_REF_FP16) ? 2 : 1;
+  return f == QCT_REF_FP32                          ? 4
+         : (f == QCT_REF_BF16 || f == QCT_REF_FP16) ? 2
+                                                    : 1;
 }
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -90,7 +92,7 @@ struct Group {
 };
 
 struct Plan {
-  int64_t B = 0;         // block size, 0 for bf16/fp16/fp32 outputs
+  int64_t B = 0; // block size, 0 for bf16/fp16/fp32 outputs
   bool col = false;
   int64_t lines = 0;     // output data rows: M (row) or K (col)
   int64_t lineLen = 0;   // elements per output row: K, M, or C (ragged col)
@@ -235,8 +237,8 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
   p.mnMajor = out.scale_layout == QCT_REF_MN_MAJOR;
   p.scaleLd = cdiv(p.lines, 4) * 4;
   if (p.B) {
-    int64_t entries = p.mnMajor ? p.scaleCols * p.scaleLd
-                                : p.scaleCols * p.lines;
+    int64_t entries =
+        p.mnMajor ? p.scaleCols * p.scaleLd : p.scaleCols * p.lines;
     p.scalesBytes = size_t(entries) * (isMx(out.format) ? 1 : 4);
   }
   return "";
@@ -384,8 +386,8 @@ private:
     size_t idx = p_.mnMajor ? size_t(scol * p_.scaleLd + line)
                             : size_t(line * p_.scaleCols + scol);
     if (isMx(out_.format)) {
-      static_cast<uint8_t *>(out_.scales)[idx] = quantizeMxBlock(
-          x, n, F_, out_.scale == QCT_REF_SCALE_RCEIL, codes);
+      static_cast<uint8_t *>(out_.scales)[idx] =
+          quantizeMxBlock(x, n, F_, out_.scale == QCT_REF_SCALE_RCEIL, codes);
       return;
     }
     float s;
@@ -428,8 +430,9 @@ private:
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
-      uint16_t c = uint16_t(out_.format == QCT_REF_BF16 ? encodeFast<kBF16>(x[i])
-                                                       : encodeFast<kFP16>(x[i]));
+      uint16_t c =
+          uint16_t(out_.format == QCT_REF_BF16 ? encodeFast<kBF16>(x[i])
+                                               : encodeFast<kFP16>(x[i]));
       std::memcpy(row + 2 * (col + i), &c, 2);
     }
   }

@@ -12,7 +12,8 @@ using namespace qct::ref;
 
 namespace {
 
-std::vector<double> block(int n, double fill, std::vector<std::pair<int, double>> set) {
+std::vector<double> block(int n, double fill,
+                          std::vector<std::pair<int, double>> set) {
   std::vector<double> x(size_t(n), fill);
   for (auto &[i, v] : set)
     x[size_t(i)] = v;
@@ -66,7 +67,8 @@ TEST(MxBlock, NonFiniteZeroAndClamps) {
   EXPECT_EQ(codes[2], 0x8);
   EXPECT_EQ(codes[0], 0x0);
   // Tiny amax clamps to byte 0 and its elements round from the exact quotient.
-  auto t = block(32, 0.0, {{0, std::ldexp(1.0, -133)}, {1, std::ldexp(1.0, -128)}});
+  auto t =
+      block(32, 0.0, {{0, std::ldexp(1.0, -133)}, {1, std::ldexp(1.0, -128)}});
   EXPECT_EQ(quantizeMxBlock(t.data(), 32, kE2M1, false, codes), 0);
   EXPECT_EQ(codes[0], 0x0); // 2^-6 -> 0
   EXPECT_EQ(codes[1], 0x1); // 2^-1 -> 0.5
@@ -95,13 +97,15 @@ TEST(Fp8Block, AmaxScale) {
   EXPECT_EQ(quantizeFp8AmaxBlock(u.data(), 128, kE4M3, codes), 1.0f);
   // A subnormal s is kept, never flushed.
   auto sub = block(128, 0.0, {{0, std::ldexp(448.0, -130)}});
-  EXPECT_EQ(quantizeFp8AmaxBlock(sub.data(), 128, kE4M3, codes), std::ldexp(1.0f, -130));
+  EXPECT_EQ(quantizeFp8AmaxBlock(sub.data(), 128, kE4M3, codes),
+            std::ldexp(1.0f, -130));
   EXPECT_EQ(codes[0], 0x7E);
 }
 
 TEST(Fp8Block, AmaxNaNAndInf) {
   uint8_t codes[128];
-  auto x = block(128, 2.0, {{0, std::nan("")}, {1, -std::nan("")}, {2, -HUGE_VAL}});
+  auto x =
+      block(128, 2.0, {{0, std::nan("")}, {1, -std::nan("")}, {2, -HUGE_VAL}});
   // NaN ignored, Inf counts as max_F: amax = 448, s = 1.
   EXPECT_EQ(quantizeFp8AmaxBlock(x.data(), 128, kE4M3, codes), 1.0f);
   EXPECT_EQ(codes[0], 0x7F);
@@ -121,9 +125,11 @@ TEST(Fp8Block, Pow2Scale) {
   EXPECT_EQ(quantizeFp8Pow2Block(x.data(), 128, kE4M3, codes), 2.0f);
   EXPECT_EQ(codes[0], encode(224.5, kE4M3));
   x = block(128, 0.0, {{0, std::ldexp(1.0, -200)}});
-  EXPECT_EQ(quantizeFp8Pow2Block(x.data(), 128, kE4M3, codes), std::ldexp(1.0f, -127));
+  EXPECT_EQ(quantizeFp8Pow2Block(x.data(), 128, kE4M3, codes),
+            std::ldexp(1.0f, -127));
   x = block(128, 0.0, {{0, std::ldexp(1.0, 140)}});
-  EXPECT_EQ(quantizeFp8Pow2Block(x.data(), 128, kE5M2, codes), std::ldexp(1.0f, 125));
+  EXPECT_EQ(quantizeFp8Pow2Block(x.data(), 128, kE5M2, codes),
+            std::ldexp(1.0f, 125));
   auto z = block(128, 0.0, {});
   EXPECT_EQ(quantizeFp8Pow2Block(z.data(), 128, kE5M2, codes), 1.0f);
 }
@@ -139,7 +145,8 @@ TEST(Fp8Block, AlignedExponent) {
   // The largest mxfp4 element lands on 384 <= 448.
   uint8_t code;
   double six = 6.0 * std::ldexp(1.0, 200 - 127);
-  quantizeFp8FixedBlock(&six, 1, kE4M3, alignedScaleExponent(200, kE2M1, kE4M3), &code);
+  quantizeFp8FixedBlock(&six, 1, kE4M3, alignedScaleExponent(200, kE2M1, kE4M3),
+                        &code);
   EXPECT_EQ(decode(code, kE4M3), 384.0);
 }
 
@@ -148,11 +155,14 @@ TEST(Fp8Block, AlignedExponent) {
 TEST(Fp8Block, Fp32QuotientFastPathIsExact) {
   std::mt19937_64 rng(4);
   for (int i = 0; i < 1000000; ++i) {
-    double x = std::ldexp(double((rng() & ((1u << 24) - 1)) | 1u), int(rng() % 300) - 150);
-    float s = std::ldexp(float((rng() & ((1u << 24) - 1)) | (1u << 23)), int(rng() % 250) - 150);
+    double x = std::ldexp(double((rng() & ((1u << 24) - 1)) | 1u),
+                          int(rng() % 300) - 150);
+    float s = std::ldexp(float((rng() & ((1u << 24) - 1)) | (1u << 23)),
+                         int(rng() % 250) - 150);
     if (i & 1)
       x = -x;
-    ASSERT_EQ(fp32Quotient(x, double(s)), divRoundF32(x, double(s))) << x << " " << s;
+    ASSERT_EQ(fp32Quotient(x, double(s)), divRoundF32(x, double(s)))
+        << x << " " << s;
   }
 }
 

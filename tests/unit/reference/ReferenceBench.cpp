@@ -42,9 +42,11 @@ int main(int argc, char **argv) {
   };
   char err[256];
   for (const Case &c : cases) {
-    qct_ref_output out{c.format, c.layout, c.scale, QCT_REF_ROW_MAJOR, 0, nullptr, 0, nullptr, 0};
-    if (qct_ref_output_sizes(&src, &out, nullptr, &out.data_bytes, &out.scales_bytes, err,
-                             sizeof err)) {
+    qct_ref_output out{c.format, c.layout, c.scale, QCT_REF_ROW_MAJOR,
+                       0,        nullptr,  0,       nullptr,
+                       0};
+    if (qct_ref_output_sizes(&src, &out, nullptr, &out.data_bytes,
+                             &out.scales_bytes, err, sizeof err)) {
       std::fprintf(stderr, "%s: %s\n", c.name, err);
       return 1;
     }
@@ -56,8 +58,11 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "%s: %s\n", c.name, err);
       return 1;
     }
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-20s M=%lld K=%lld  %.2f s\n", c.name, (long long)M, (long long)K, s);
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    std::printf("%-20s M=%lld K=%lld  %.2f s\n", c.name, (long long)M,
+                (long long)K, s);
   }
   return 0;
 }

@@ -87,7 +87,8 @@ TEST(Scalar, RoundsToNearestEvenAndSaturates) {
   // IEEE targets overflow to Inf at max + half an ulp, NaN is canonical.
   EXPECT_EQ(encode(double(FLT_MAX), kBF16), 0x7F80u); // above bf16 max + ulp/2
   EXPECT_EQ(encode(std::ldexp(255.0, 120), kBF16), 0x7F7Fu);
-  EXPECT_EQ(encode(std::ldexp(511.0, 119), kBF16), 0x7F80u); // exact tie -> even
+  EXPECT_EQ(encode(std::ldexp(511.0, 119), kBF16),
+            0x7F80u); // exact tie -> even
   EXPECT_EQ(encode(65520.0, kFP16), 0x7C00u);
   EXPECT_EQ(encode(65519.0, kFP16), 0x7BFFu);
   EXPECT_EQ(encode(-std::nan(""), kBF16), 0x7FFFu);
@@ -147,7 +148,8 @@ TEST(Scalar, DivRoundF32IsCorrectlyRounded) {
     float rf = float(r);
     ASSERT_EQ(double(rf), r);
     float up = std::nextafter(rf, FLT_MAX), down = std::nextafter(rf, 0.0f);
-    double hi = (double(rf) + double(up)) / 2, lo = (double(rf) + double(down)) / 2;
+    double hi = (double(rf) + double(up)) / 2,
+           lo = (double(rf) + double(down)) / 2;
     bool even = (bitsOfF32(rf) & 1) == 0;
     if (even) {
       ASSERT_LE(lo * b, a);

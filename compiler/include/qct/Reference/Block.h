@@ -1,4 +1,5 @@
-//===- Block.h - One block of the MX and FP8 1x128 formats -------*- C++ -*-===//
+//===- Block.h - One block of the MX and FP8 1x128 formats -------*- C++
+//-*-===//
 //
 // The block rules of the numerics contract (sections 3 and 4) on exact values:
 // given the n values of one block (a full block, or the partial last block of

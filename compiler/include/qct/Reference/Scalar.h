@@ -1,4 +1,5 @@
-//===- Scalar.h - Exact codecs for the element and scale formats -*- C++ -*-===//
+//===- Scalar.h - Exact codecs for the element and scale formats -*- C++
+//-*-===//
 //
 // Values are carried as double: every value the contract produces is exact
 // there (quantized values from 2^-165 up to 57344 * 2^127; fp32 and below
@@ -34,14 +35,14 @@ struct FloatFormat {
 
 inline constexpr FloatFormat kE2M1{1, 0, 2, 0x7, 0x8, false, 0, 0, false};
 inline constexpr FloatFormat kE4M3{3, -6, 8, 0x7E, 0x80, false, 0, 0x7F, true};
-inline constexpr FloatFormat kE5M2{2, -14, 15, 0x7B, 0x80, false, 0, 0x7F, true};
-inline constexpr FloatFormat kBF16{7,      -126,   127,        0x7F7F, 0x8000,
-                                   true,   0x7F80, 0x7FFF,     true};
-inline constexpr FloatFormat kFP16{10,     -14,    15,         0x7BFF, 0x8000,
-                                   true,   0x7C00, 0x7FFF,     true};
-inline constexpr FloatFormat kFP32{23,         -126,       127,
-                                   0x7F7FFFFF, 0x80000000, true,
-                                   0x7F800000, 0x7FFFFFFF, true};
+inline constexpr FloatFormat kE5M2{2,     -14, 15,   0x7B, 0x80,
+                                   false, 0,   0x7F, true};
+inline constexpr FloatFormat kBF16{7,    -126,   127,    0x7F7F, 0x8000,
+                                   true, 0x7F80, 0x7FFF, true};
+inline constexpr FloatFormat kFP16{10,   -14,    15,     0x7BFF, 0x8000,
+                                   true, 0x7C00, 0x7FFF, true};
+inline constexpr FloatFormat kFP32{
+    23, -126, 127, 0x7F7FFFFF, 0x80000000, true, 0x7F800000, 0x7FFFFFFF, true};
 
 inline uint64_t bitsOf(double v) {
   uint64_t b;
@@ -114,8 +115,7 @@ inline uint32_t roundMagnitude(uint64_t sig, int exp2, bool sticky,
   // Normal codes are ((e - emin) << mbits) + n with n in [2^mbits,
   // 2^(mbits+1)], so a carry out of the mantissa bumps the exponent field and
   // a subnormal that rounds up to 2^mbits becomes the smallest normal.
-  uint64_t code =
-      (uint64_t(e < F.emin ? 0 : e - F.emin) << F.mbits) + n;
+  uint64_t code = (uint64_t(e < F.emin ? 0 : e - F.emin) << F.mbits) + n;
   if (code > F.maxCode)
     return F.ieee ? F.infCode : F.maxCode;
   return uint32_t(code);
