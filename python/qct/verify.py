@@ -107,15 +107,20 @@ def reference_outputs(meta: dict[str, Any], src: inputs.SourceTensor,
     return expected
 
 
-def _to_device(array: np.ndarray, device: Any) -> Any:
+# Metadata dtype -> the torch dtype that carries those bits (torch's uint16/uint32 have few kernels).
+_TORCH_DTYPES = {"u8": "uint8", "u16": "int16", "bf16": "bfloat16", "f16": "float16",
+                 "f32": "float32", "i32": "int32", "i64": "int64"}
+_NUMPY_CARRIERS = {"uint8": np.uint8, "int16": np.int16, "bfloat16": np.int16, "float16": np.int16,
+                   "float32": np.int32, "int32": np.int32, "int64": np.int64}
+
+
+def _to_device(array: np.ndarray, dtype: str, device: Any) -> Any:
+    """Uploads raw bits as the metadata's dtype (bf16 bits become a torch.bfloat16 tensor)."""
     import torch
 
-    flat = np.ascontiguousarray(array)
-    if flat.dtype == np.uint16:
-        flat = flat.view(np.int16)  # torch's uint16 has few kernels; the bits are what count
-    elif flat.dtype == np.uint32:
-        flat = flat.view(np.int32)
-    return torch.from_numpy(flat).to(device)
+    torch_name = _TORCH_DTYPES[dtype]
+    bits = np.ascontiguousarray(array).view(_NUMPY_CARRIERS[torch_name])
+    return torch.from_numpy(bits).to(device).view(getattr(torch, torch_name))
 
 
 def kernel_inputs(meta: dict[str, Any], src: inputs.SourceTensor, offsets: np.ndarray | None,
@@ -124,7 +129,7 @@ def kernel_inputs(meta: dict[str, Any], src: inputs.SourceTensor, offsets: np.nd
     tensors = {}
     for b in meta["buffers"]:
         if b["dir"] == "in":
-            tensors[b["name"]] = _to_device(by_field[b["field"]], device)
+            tensors[b["name"]] = _to_device(by_field[b["field"]], b["dtype"], device)
     return tensors
 
 
