@@ -19,7 +19,7 @@ template <int I> struct Int {
   static constexpr int value = I;
 };
 
-template <int I, int N, typename F> QCT_DEV void static_for(F &&f) {
+template <int I, int N, typename F> QCT_HD void static_for(F &&f) {
   if constexpr (I < N) {
     f(Int<I>{});
     static_for<I + 1, N>(f);
@@ -30,32 +30,17 @@ template <int I, int N, typename F> QCT_DEV void static_for(F &&f) {
 // Lane-group reductions (device only)
 //===----------------------------------------------------------------------===//
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-template <int L> QCT_DEV u32 group_max(u32 v) {
+// On the host (CPU tests) a block is one "lane" (L == 1): no shuffles.
+template <int L, typename T> QCT_HD T group_max(T v) {
+#ifdef __CUDA_ARCH__
 #pragma unroll
   for (int o = L / 2; o >= 1; o >>= 1) {
-    const u32 w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    const T w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
     v = w > v ? w : v;
   }
-  return v;
-}
-template <int L> QCT_DEV int group_max(int v) {
-#pragma unroll
-  for (int o = L / 2; o >= 1; o >>= 1) {
-    const int w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    v = w > v ? w : v;
-  }
-  return v;
-}
-template <int L> QCT_DEV u64 group_max(u64 v) {
-#pragma unroll
-  for (int o = L / 2; o >= 1; o >>= 1) {
-    const u64 w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    v = w > v ? w : v;
-  }
-  return v;
-}
 #endif
+  return v;
+}
 
 //===----------------------------------------------------------------------===//
 // Element decoding of a source code
@@ -149,10 +134,8 @@ QCT_HD void fp8_round_pairs(const float (&y)[N], const float (&v)[N], u32 (&q)[N
   }
 }
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-
 /// From exact fp32 values (high-precision source, or decoded via bf16).
-template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_hp(const float (&v)[N]) {
+template <typename O, int N, int L> QCT_HD QBlock<N> quantize_hp(const float (&v)[N]) {
   QBlock<N> r;
   r.scale = 0;
   constexpr FloatFmt F = O::T::elem();
@@ -231,7 +214,7 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_hp(const float (&
 
 /// From exact decoded values of a quantized source (double), all rounding in
 /// integers (encode/div_f32_bits), so no double rounding anywhere.
-template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_exact(const double (&v)[N]) {
+template <typename O, int N, int L> QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
   QBlock<N> r;
   r.scale = 0;
   constexpr FloatFmt F = O::T::elem();
@@ -303,7 +286,7 @@ template <typename O, int N, int L> QCT_DEV QBlock<N> quantize_exact(const doubl
 /// byte of element i (0xFF: NaN block), or -1 for an absent element (outside
 /// a partial column block), which neither counts for bmax nor is converted.
 template <typename O, Fmt SF, int N, int L>
-QCT_DEV QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
+QCT_HD QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
   QBlock<N> r;
   constexpr FloatFmt F = O::T::elem();
   constexpr int emax_src = FmtTraits<SF>::elem().emax;
@@ -337,7 +320,6 @@ QCT_DEV QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
   return r;
 }
 
-#endif // CUDA
 
 //===----------------------------------------------------------------------===//
 // Packing codes into words

@@ -213,7 +213,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     const int pv = (fl / N) ^ (c & SWZ);
     const u8 *colp = s_data + r0 * RS + pv * 16 + ((fl % N) * EB) / 8;
     u32 code[16];
-    u32 sc[16];
+    u32 sc[16]; // FP8 sources: f32 scale bits per token
+    u32 scw[4]; // MX sources: the 16 tokens' scale bytes, packed (fewer live registers)
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
       const u8 *p = colp + j * RS;
@@ -229,16 +230,22 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
     if constexpr (S::T::mx) {
       const uint4 b = *reinterpret_cast<const uint4 *>(s_sc + (fl / 32) * 128 + r0);
-      const u32 bw[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-      for (int j = 0; j < 16; ++j)
-        sc[j] = (bw[j / 4] >> (8 * (j % 4))) & 0xFF;
+      scw[0] = b.x;
+      scw[1] = b.y;
+      scw[2] = b.z;
+      scw[3] = b.w;
     } else if constexpr (S::T::fp8) {
 #pragma unroll
       for (int j = 0; j < 16; ++j)
         sc[j] = reinterpret_cast<const u32 *>(s_sc)[r0 + j];
     }
 
+    auto scale_at = [&](int j) -> u32 {
+      if constexpr (S::T::mx)
+        return (scw[j / 4] >> (8 * (j % 4))) & 0xFF;
+      else
+        return sc[j];
+    };
     static_for<0, Cfg::num_outputs>([&](auto oi) {
       constexpr int OI = decltype(oi)::value;
       using O = typename Cfg::template out<OI>;
@@ -254,7 +261,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           for (int j = 0; j < 16; ++j) {
             float x;
             if constexpr (S::quantized)
-              x = bf16_value<S::fmt>(code[j], sc[j]);
+              x = bf16_value<S::fmt>(code[j], scale_at(j));
             else
               x = hp_value<S::fmt>(code[j]);
             v[j] = r0 + j < tg.nt ? x : 0.0f;
@@ -264,7 +271,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           double v[16];
 #pragma unroll
           for (int j = 0; j < 16; ++j)
-            v[j] = r0 + j < tg.nt ? exact_value<S::fmt>(code[j], sc[j]) : 0.0;
+            v[j] = r0 + j < tg.nt ? exact_value<S::fmt>(code[j], scale_at(j)) : 0.0;
           qb = quantize_exact<O, 16, L>(v);
         } else {
           u32 cc[16];
@@ -273,7 +280,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           for (int j = 0; j < 16; ++j) {
             const bool present = r0 + j < tg.nt;
             cc[j] = present ? code[j] : 0u;
-            bb[j] = present ? (int)sc[j] : -1;
+            bb[j] = present ? (int)scale_at(j) : -1;
           }
           qb = quantize_aligned<O, S::fmt, 16, L>(cc, bb);
         }

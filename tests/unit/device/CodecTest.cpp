@@ -1,0 +1,404 @@
+//===- CodecTest.cpp - The device codecs on the CPU, against qct_reference --===//
+//
+// The device headers' scalar codecs and block quantizers compile as plain C++
+// (__host__ __device__ expand to nothing; a block is one "lane", L = 1), so
+// they are checked here exhaustively against the numerics reference
+// (compiler/lib/Reference), which is an independent implementation of
+// docs/numerics.md. On the host the fp8 hardware conversion is replaced by the
+// exact encoder; that the GPU's cvt.rn.satfinite agrees on exact fp32 inputs
+// is checked on the GPU by tests/device-samples/run_gpu_check.sh.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qct/device/quant.cuh"
+
+#include "qct/Reference/Block.h"
+#include "qct/Reference/Scalar.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace dev = qct::dev;
+namespace ref = qct::ref;
+
+namespace {
+
+float f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+uint64_t bits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+
+struct Pair {
+  dev::FloatFmt d;
+  const ref::FloatFormat *r;
+  const char *name;
+};
+const Pair kFormats[] = {{dev::kE2M1(), &ref::kE2M1, "e2m1"}, {dev::kE4M3(), &ref::kE4M3, "e4m3"},
+                         {dev::kE5M2(), &ref::kE5M2, "e5m2"}, {dev::kBF16(), &ref::kBF16, "bf16"},
+                         {dev::kFP16(), &ref::kFP16, "fp16"}, {dev::kF32(), &ref::kFP32, "fp32"}};
+
+/// Every bf16 pattern, every fp16 pattern, and every 251st fp32 pattern.
+std::vector<float> allInputs() {
+  std::vector<float> v;
+  for (uint32_t b = 0; b < 65536; ++b)
+    v.push_back(f32(b << 16));
+  for (uint32_t h = 0; h < 65536; ++h)
+    v.push_back((float)ref::decode(h, ref::kFP16));
+  for (uint64_t u = 0; u < (1ull << 32); u += 251)
+    v.push_back(f32(uint32_t(u)));
+  return v;
+}
+const std::vector<float> &inputs() {
+  static const std::vector<float> v = allInputs();
+  return v;
+}
+
+TEST(DeviceCodec, EncodeMatchesReference) {
+  long long n = 0;
+  for (const Pair &p : kFormats) {
+    for (float x : inputs()) {
+      if (std::isnan(x) && p.d.bits == 4)
+        continue; // e2m1 has no NaN; the MX block rule never lets one through
+      ASSERT_EQ(dev::encode(p.d, x), ref::encode(double(x), *p.r))
+          << p.name << " x bits " << std::hex << bits(x);
+      ++n;
+    }
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
+TEST(DeviceCodec, EncodeScaledMatchesReference) {
+  // round_F(x / 2^e) from the exact quotient: x * 2^-e is exact in double.
+  long long n = 0;
+  for (int fi = 0; fi < 3; ++fi) {
+    const Pair &p = kFormats[fi];
+    for (uint32_t b = 0; b < 65536; b += 3) {
+      const float x = f32(b << 16);
+      if (!std::isfinite(x))
+        continue;
+      for (int e = -170; e <= 150; e += 1) {
+        ASSERT_EQ(dev::encode(p.d, x, e), ref::encode(std::ldexp(double(x), -e), *p.r))
+            << p.name << " x bits " << std::hex << bits(x) << std::dec << " e " << e;
+        ++n;
+      }
+    }
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
+TEST(DeviceCodec, FastE2M1AndBf16) {
+  long long n = 0;
+  for (float x : inputs()) {
+    if (std::isfinite(x)) {
+      ASSERT_EQ(dev::e2m1_from_f32(x), ref::encode(double(x), ref::kE2M1)) << std::hex << bits(x);
+      ++n;
+    }
+    ASSERT_EQ(dev::bf16_from_f32(x), ref::encode(double(x), ref::kBF16)) << std::hex << bits(x);
+    ++n;
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
+void expectSameValue(double got, double want, const char *what, uint32_t code) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what << " code " << code;
+    EXPECT_EQ(std::signbit(got), std::signbit(want)) << what << " code " << code;
+  } else {
+    EXPECT_EQ(bits(got), bits(want)) << what << " code " << code;
+  }
+}
+
+TEST(DeviceCodec, DecodersExact) {
+  for (uint32_t c = 0; c < 16; ++c)
+    expectSameValue(dev::e2m1_to_f32(c), ref::decode(c, ref::kE2M1), "e2m1", c);
+  for (uint32_t c = 0; c < 256; ++c) {
+    expectSameValue(dev::e4m3_to_f32(c), ref::decode(c, ref::kE4M3), "e4m3", c);
+    expectSameValue(dev::e5m2_to_f32(c), ref::decode(c, ref::kE5M2), "e5m2", c);
+  }
+  for (uint32_t c = 0; c < 65536; ++c) {
+    expectSameValue(dev::fp16_to_f32(c), ref::decode(c, ref::kFP16), "fp16", c);
+    expectSameValue(dev::bf16_to_f32(c), ref::decodeBF16(uint16_t(c)), "bf16", c);
+  }
+}
+
+/// Positive finite amax candidates: every bf16/fp16 value, the fp32 sweep,
+/// and the exact values of quantized sources beyond fp32 (elem * 2^k).
+std::vector<double> amaxInputs() {
+  std::vector<double> v;
+  for (float x : inputs())
+    if (std::isfinite(x) && x > 0)
+      v.push_back(x);
+  for (uint32_t c = 1; c < 0x7F; ++c)
+    for (int k = -127; k <= 127; ++k)
+      for (const ref::FloatFormat *F : {&ref::kE4M3, &ref::kE5M2}) {
+        const double e = ref::decode(c, *F);
+        if (std::isfinite(e)) // e5m2 0x7C.. are Inf/NaN
+          v.push_back(std::ldexp(e, k));
+      }
+  return v;
+}
+
+TEST(DeviceCodec, ScaleExponentsFromBits) {
+  long long n = 0;
+  for (double a : amaxInputs()) {
+    const dev::Parts pd = dev::parts_f64(a);
+    for (int fi = 0; fi < 3; ++fi) {
+      const Pair &p = kFormats[fi];
+      int bf = ref::floorScaleExponent(a, *p.r) + 127, bc = ref::ceilScaleExponent(a, *p.r) + 127;
+      bf = bf < 0 ? 0 : (bf > 254 ? 254 : bf);
+      bc = bc < 0 ? 0 : (bc > 254 ? 254 : bc);
+      ASSERT_EQ((int)dev::mx_scale_byte<false>(p.d, pd.m, pd.E), bf) << p.name << " " << a;
+      ASSERT_EQ((int)dev::mx_scale_byte<true>(p.d, pd.m, pd.E), bc) << p.name << " " << a;
+      if (fi > 0) {
+        int e = ref::ceilScaleExponent(a, *p.r);
+        e = e < -127 ? -127 : (e > 127 ? 127 : e);
+        ASSERT_EQ(dev::pow2_scale_exp(p.d, pd.m, pd.E), e) << p.name << " " << a;
+      }
+      if (float(a) == a) { // the fp32 fast path
+        ASSERT_EQ((int)dev::mx_scale_byte_f32<false>(p.d, bits(float(a))), bf);
+        ASSERT_EQ((int)dev::mx_scale_byte_f32<true>(p.d, bits(float(a))), bc);
+      }
+      n += 3;
+    }
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
+TEST(DeviceCodec, DivisionRoundsOnce) {
+  std::mt19937_64 rng(7);
+  long long n = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    // a: up to 28 significant bits (fp8 element times an fp32 scale), any
+    // exponent a quantized source reaches; b: an fp32, normal or subnormal.
+    const int abits = 1 + int(rng() % 28);
+    const double a = std::ldexp(double((rng() & ((1ull << abits) - 1)) | (1ull << (abits - 1))),
+                                int(rng() % 320) - 180 - abits);
+    uint32_t bb = uint32_t(rng()) & 0x7F7FFFFFu;
+    if (bb == 0)
+      bb = 1;
+    const double b = f32(bb);
+    const dev::Parts pa = dev::parts_f64(a), pb = dev::parts_f32(f32(bb));
+    const double want = ref::divRoundF32(a, b);
+    ASSERT_EQ(f32(dev::div_f32_bits(false, pa.m, pa.E, pb.m, pb.E)), (float)want)
+        << a << " / " << b;
+    ++n;
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
+//===----------------------------------------------------------------------===//
+// The aligned conversion, exhaustively
+//===----------------------------------------------------------------------===//
+
+template <dev::Fmt SF, dev::Fmt DF> void alignedExhaustive(const ref::FloatFormat &srcF,
+                                                          const ref::FloatFormat &dstF,
+                                                          int codes, long long &n) {
+  using O = dev::Out<DF, dev::Layout::row, 128, dev::Scale::aligned>;
+  for (int bmax = 0; bmax <= 254; ++bmax) {
+    const int e = ref::alignedScaleExponent(bmax, srcF, dstF);
+    for (int bj = 0; bj <= bmax; ++bj) {
+      for (int c = 0; c < codes; ++c) {
+        // Element 0 sets bmax; element 1 is the one under test.
+        const uint32_t code[2] = {0, uint32_t(c)};
+        const int b[2] = {bmax, bj};
+        const dev::QBlock<2> q = dev::quantize_aligned<O, SF, 2, 1>(code, b);
+        const double ev = ref::decode(uint32_t(c), srcF);
+        const double x = std::isnan(ev) ? ev : ev * ref::pow2(bj - 127);
+        uint8_t want;
+        ref::quantizeFp8FixedBlock(&x, 1, dstF, e, &want);
+        ASSERT_EQ(q.q[1], want) << "code " << c << " b_j " << bj << " bmax " << bmax;
+        ASSERT_EQ(q.scale, bits(float(ref::pow2(e)))) << "bmax " << bmax;
+        ++n;
+      }
+    }
+  }
+  // NaN source blocks: their elements are the positive NaN; with every
+  // covered block NaN the scale is 1.
+  const uint32_t code[2] = {3, 11};
+  const int b[2] = {0xFF, 0xFF};
+  const dev::QBlock<2> q = dev::quantize_aligned<O, SF, 2, 1>(code, b);
+  EXPECT_EQ(q.q[0], 0x7Fu);
+  EXPECT_EQ(q.q[1], 0x7Fu);
+  EXPECT_EQ(q.scale, 0x3F800000u);
+}
+
+TEST(DeviceCodec, AlignedEveryCodeGapAndScale) {
+  long long n = 0;
+  using F = dev::Fmt;
+  alignedExhaustive<F::mxfp4, F::fp8_e4m3>(ref::kE2M1, ref::kE4M3, 16, n);
+  alignedExhaustive<F::mxfp4, F::fp8_e5m2>(ref::kE2M1, ref::kE5M2, 16, n);
+  alignedExhaustive<F::mxfp8_e4m3, F::fp8_e4m3>(ref::kE4M3, ref::kE4M3, 256, n);
+  alignedExhaustive<F::mxfp8_e5m2, F::fp8_e4m3>(ref::kE5M2, ref::kE4M3, 256, n);
+  alignedExhaustive<F::mxfp8_e4m3, F::fp8_e5m2>(ref::kE4M3, ref::kE5M2, 256, n);
+  RecordProperty("checked", std::to_string(n));
+}
+
+TEST(DeviceCodec, AlignedE2M1GapTable) {
+  // The paper's direct conversion: e2m1 * 2^(6 - gap) into e4m3, gap 0..40.
+  using O = dev::Out<dev::Fmt::fp8_e4m3, dev::Layout::row, 128, dev::Scale::aligned>;
+  for (int c = 0; c < 16; ++c)
+    for (int gap = 0; gap <= 40; ++gap) {
+      const uint32_t code[2] = {0, uint32_t(c)};
+      const int b[2] = {200, 200 - gap};
+      const dev::QBlock<2> q = dev::quantize_aligned<O, dev::Fmt::mxfp4, 2, 1>(code, b);
+      const double x = ref::decode(uint32_t(c), ref::kE2M1) * std::ldexp(1.0, 6 - gap);
+      EXPECT_EQ(q.q[1], ref::encode(x, ref::kE4M3)) << "code " << c << " gap " << gap;
+      if (gap <= 14) // exact: decoding gives the value back
+        EXPECT_EQ(ref::decode(q.q[1], ref::kE4M3), x) << "code " << c << " gap " << gap;
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Block quantizers on random and adversarial blocks
+//===----------------------------------------------------------------------===//
+
+/// A block of N values: random bf16 bits in several regimes.
+template <int N> void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N]) {
+  const int base = int(rng() % 254);
+  for (int i = 0; i < N; ++i) {
+    uint32_t u;
+    switch (regime) {
+    case 0: // any bits (NaN/Inf appear)
+      u = uint32_t(rng()) << 16;
+      break;
+    case 1: // one binade neighbourhood, no specials
+      u = (uint32_t(std::max(0, std::min(254, base - int(rng() % 12)))) << 23) |
+          (uint32_t(rng()) & 0x807F0000u);
+      break;
+    case 2: // subnormal bf16 and zeros
+      u = (rng() % 4 ? uint32_t(rng() % 0x80) << 16 : 0) | (uint32_t(rng()) & 0x80000000u);
+      break;
+    default: // one NaN or Inf in a tame block
+      u = (uint32_t(120 + rng() % 10) << 23) | (uint32_t(rng()) & 0x807F0000u);
+      if (i == int(rng() % N))
+        u = rng() % 2 ? 0x7F800000u : 0xFFC00000u;
+      break;
+    }
+    v[i] = f32(u);
+  }
+}
+
+template <typename O, int N> void checkHpBlocks(long long &n) {
+  std::mt19937_64 rng(11 + N);
+  const bool mx = O::T::mx;
+  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4 ? ref::kE2M1
+                              : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
+  for (int t = 0; t < 40000; ++t) {
+    float v[N];
+    makeBlock<N>(rng, t % 4, v);
+    double x[N];
+    for (int i = 0; i < N; ++i)
+      x[i] = v[i];
+    uint8_t want[N];
+    uint32_t wantScale;
+    if (mx) {
+      wantScale = ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
+    } else if (O::scale == dev::Scale::amax) {
+      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
+    } else {
+      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
+    }
+    const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
+    ASSERT_EQ(q.scale, wantScale) << "block " << t;
+    for (int i = 0; i < N; ++i)
+      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i;
+    // The exact (double) path must agree on the same values.
+    const dev::QBlock<N> qe = dev::quantize_exact<O, N, 1>(x);
+    ASSERT_EQ(qe.scale, wantScale) << "exact block " << t;
+    for (int i = 0; i < N; ++i)
+      ASSERT_EQ(qe.q[i], want[i]) << "exact block " << t << " element " << i;
+    ++n;
+  }
+}
+
+/// Blocks of exact values of quantized sources, beyond fp32's range too.
+template <typename O, int N> void checkExactBlocks(long long &n) {
+  std::mt19937_64 rng(23 + N);
+  const bool mx = O::T::mx;
+  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4 ? ref::kE2M1
+                              : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
+  for (int t = 0; t < 40000; ++t) {
+    double x[N];
+    const int k0 = int(rng() % 255) - 127;
+    for (int i = 0; i < N; ++i) {
+      const uint32_t c = uint32_t(rng() & 0xFF);
+      double e = ref::decode(c, t % 2 ? ref::kE5M2 : ref::kE4M3);
+      if (t % 7 == 0 && std::isnan(e))
+        e = 1.0;
+      // fp8 element times an fp32 scale: 28 significant bits.
+      const double s = double(f32((uint32_t(std::max(1, std::min(254, k0 + 127 - int(rng() % 8)))) << 23) |
+                                  (uint32_t(rng()) & 0x7FFFFF)));
+      x[i] = (t % 3 == 0) ? std::ldexp(e, k0) : e * s;
+    }
+    uint8_t want[N];
+    uint32_t wantScale;
+    if (mx)
+      wantScale = ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
+    else if (O::scale == dev::Scale::amax)
+      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
+    else
+      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
+    const dev::QBlock<N> q = dev::quantize_exact<O, N, 1>(x);
+    ASSERT_EQ(q.scale, wantScale) << "block " << t;
+    for (int i = 0; i < N; ++i)
+      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i << " x " << x[i];
+    ++n;
+  }
+}
+
+TEST(DeviceCodec, BlocksMatchReference) {
+  using F = dev::Fmt;
+  using L = dev::Layout;
+  using S = dev::Scale;
+  long long n = 0;
+  checkHpBlocks<dev::Out<F::mxfp4, L::row, 32, S::floor>, 32>(n);
+  checkHpBlocks<dev::Out<F::mxfp4, L::row, 32, S::rceil>, 32>(n);
+  checkHpBlocks<dev::Out<F::mxfp8_e4m3, L::row, 32, S::floor>, 32>(n);
+  checkHpBlocks<dev::Out<F::mxfp8_e5m2, L::row, 32, S::rceil>, 32>(n);
+  checkHpBlocks<dev::Out<F::fp8_e4m3, L::row, 128, S::amax>, 128>(n);
+  checkHpBlocks<dev::Out<F::fp8_e5m2, L::row, 128, S::amax>, 128>(n);
+  checkHpBlocks<dev::Out<F::fp8_e4m3, L::row, 128, S::pow2>, 128>(n);
+  checkHpBlocks<dev::Out<F::fp8_e5m2, L::row, 128, S::pow2>, 128>(n);
+  checkExactBlocks<dev::Out<F::mxfp4, L::row, 32, S::floor>, 32>(n);
+  checkExactBlocks<dev::Out<F::mxfp8_e4m3, L::row, 32, S::rceil>, 32>(n);
+  checkExactBlocks<dev::Out<F::fp8_e4m3, L::row, 128, S::amax>, 128>(n);
+  checkExactBlocks<dev::Out<F::fp8_e4m3, L::row, 128, S::pow2>, 128>(n);
+  checkExactBlocks<dev::Out<F::fp8_e5m2, L::row, 128, S::amax>, 128>(n);
+  RecordProperty("blocks", std::to_string(n));
+}
+
+TEST(DeviceCodec, DecodeToBf16AndExactValues) {
+  // Every mxfp4 code under every scale byte: the exact value and its bf16.
+  for (uint32_t c = 0; c < 16; ++c)
+    for (uint32_t b = 0; b < 256; ++b) {
+      const double want = b == 0xFF ? std::nan("") : ref::decode(c, ref::kE2M1) * ref::pow2(int(b) - 127);
+      const double got = dev::exact_value<dev::Fmt::mxfp4>(c, b);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got));
+        EXPECT_FALSE(std::signbit(got));
+      } else {
+        EXPECT_EQ(bits(got), bits(want)) << c << " " << b;
+      }
+      const float bv = dev::bf16_value<dev::Fmt::mxfp4>(c, b);
+      EXPECT_EQ(bits(bv) >> 16, ref::encode(want, ref::kBF16)) << c << " " << b;
+      EXPECT_EQ(bits(bv) & 0xFFFF, 0u);
+    }
+}
+
+} // namespace
