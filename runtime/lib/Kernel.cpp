@@ -7,7 +7,7 @@
 #include "qct/runtime/Env.h"
 #include "qct/runtime/Error.h"
 #include "qct/runtime/Nvrtc.h"
-#include "qct/runtime/PtxasStats.h"
+#include "qct/runtime/CubinInfo.h"
 #include "qct/runtime/Sha256.h"
 #include "qct/runtime/Validate.h"
 
@@ -214,7 +214,7 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
       disk.store(k->key, CacheEntry{info.dump(), bin->cubin});
     }
   }
-  bin->stats = parsePtxasStats(bin->log, k->meta.entry);
+  bin->stats = kernelStats(bin->cubin, bin->log, k->meta.entry);
   k->binary = bin;
   if (cached) {
     std::lock_guard<std::mutex> lock(gMemoryMu);

@@ -93,8 +93,12 @@ typedef struct qct_load_options {
   int32_t disable_cache; /* nonzero: neither cache is read or written */
 } qct_load_options;
 
-/* ptxas -v numbers for the kernel's entry function (found == 0: ptxas printed
- * nothing for it). local_memory_bytes is the stack frame plus any lmem. */
+/* Resource usage of the kernel's entry function, read from the cubin
+ * (registers, stack frame, static shared memory; found == 0 if absent) and
+ * from the ptxas -v log (spill bytes). local_memory_bytes is the stack frame
+ * (plus any lmem ptxas reports): spills live there, so 0 means no spills.
+ * Spill fields are -1 when ptxas printed nothing (NVRTC may reuse an earlier
+ * compile silently); the compile log is then empty too. */
 typedef struct qct_kernel_stats {
   int32_t found;
   int32_t registers;

@@ -60,8 +60,8 @@ def test_load_generated_source_and_metadata(tmp_path: Path) -> None:
     assert "-DQCT_THREADS=128" in k.options and "--gpu-architecture=sm_90" in k.options
     assert k.metadata["spec_hash"].endswith("1")
     assert [b.name for b in k.buffers] == ["src", "offsets", "y"]
-    assert k.stats["found"] == 1 and k.stats["spill_store_bytes"] == 0
-    assert k.stats["local_memory_bytes"] == 0
+    assert k.stats["found"] == 1 and k.stats["registers"] > 0
+    assert k.stats["local_memory_bytes"] == 0 and k.stats["spill_store_bytes"] <= 0
     assert k.cubin[:4] == b"\x7fELF"
     # Loading the metadata .json itself finds the source through "cuda_source".
     k2 = qct.load(tmp_path / "tiny_transpose.json", schedule=["QCT_THREADS=128"], arch="sm_90")
