@@ -9,6 +9,7 @@
 #include "qct/Target/Pipeline.h"
 
 #include "qct/Dialect/QCTOps.h"
+#include "qct/Spec/SpecJson.h"
 #include "qct/Target/CudaEmitter.h"
 #include "qct/Target/Import.h"
 #include "qct/Target/KernelPlan.h"
@@ -49,7 +50,13 @@ llvm::Expected<::qct::CompileResult> compileSpec(const KernelSpec &spec,
                                        diagnostics);
   };
 
-  auto imported = importSpec(context, spec);
+  // The hash names the kernel in its banner and metadata; a KernelSpec built
+  // in code (not by the front end) may not have it yet.
+  KernelSpec hashed = spec;
+  if (hashed.hash.empty())
+    hashed.hash = computeSpecHash(hashed);
+
+  auto imported = importSpec(context, hashed);
   if (!imported)
     return imported.takeError();
   OwningOpRef<ModuleOp> module = std::move(*imported);
@@ -76,7 +83,7 @@ llvm::Expected<::qct::CompileResult> compileSpec(const KernelSpec &spec,
   if (!plan)
     return plan.takeError();
   result.cudaSource = emitCuda(*plan, spec.path);
-  result.metadataJson = emitMetadata(*plan, spec);
+  result.metadataJson = emitMetadata(*plan, hashed);
   return result;
 }
 
