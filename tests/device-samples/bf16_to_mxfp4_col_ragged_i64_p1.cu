@@ -17,7 +17,7 @@ using Group = Ragged<long long, 1, true>;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS)
+extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
     qct_bf16_to_mxfp4_col_ragged_i64_p1(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);
 }

@@ -18,7 +18,7 @@ using Group = Ragged<int, 3, true>;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0, Out1>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS)
+extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
     qct_mxfp4_to_bf16_mxfp4_col_ragged_p3(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);
 }

@@ -237,8 +237,12 @@ QCT_HD float e4m3_to_f32(u32 c) {
   const u32 s = (c & 0x80u) << 24, ef = (c >> 3) & 0xF, mf = c & 7;
   if (ef == 0xF && mf == 7)
     return bits_f32(s | 0x7FC00000u);
-  if (ef == 0) // subnormal: mf * 2^-9, exact in fp32
-    return bits_f32(f32_bits((float)mf * 0.001953125f) | s);
+  if (ef == 0) { // subnormal mf * 2^-9: normalize in integers (fp32 normal)
+    if (mf == 0)
+      return bits_f32(s);
+    const int p = msb32(mf); // 0..2
+    return bits_f32(s | ((u32)(p + 118) << 23) | ((mf - (1u << p)) << (23 - p)));
+  }
   return bits_f32(s | ((ef + 120) << 23) | (mf << 20));
 }
 
@@ -247,8 +251,12 @@ QCT_HD float fp16_to_f32(u32 h) {
   const u32 s = (h & 0x8000u) << 16, ef = (h >> 10) & 0x1F, mf = h & 0x3FF;
   if (ef == 0x1F)
     return bits_f32(s | (mf ? 0x7FC00000u | (mf << 13) : 0x7F800000u));
-  if (ef == 0) // subnormal: mf * 2^-24
-    return bits_f32(f32_bits((float)mf * 5.9604644775390625e-8f) | s);
+  if (ef == 0) { // subnormal mf * 2^-24: normalize in integers (fp32 normal)
+    if (mf == 0)
+      return bits_f32(s);
+    const int p = msb32(mf); // 0..9
+    return bits_f32(s | ((u32)(p + 103) << 23) | ((mf - (1u << p)) << (23 - p)));
+  }
   return bits_f32(s | ((ef + 112) << 23) | (mf << 13));
 }
 
