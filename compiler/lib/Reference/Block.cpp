@@ -54,7 +54,7 @@ uint8_t mxBlock(const double *x, int64_t n, bool rceil, uint8_t *codes) {
   // factor is 2^-127 .. 2^127. So round_F sees the exact quotient.
   double inv = pow2(127 - b);
   for (int64_t i = 0; i < n; ++i)
-    codes[i] = uint8_t(encodeFast<F>(x[i] * inv));
+    codes[i] = uint8_t(encodeSmall<F>(x[i] * inv));
   return uint8_t(b);
 }
 
@@ -81,7 +81,7 @@ double fp32Quotient(double x, double s) {
   // Beyond 24 bits (fp8 1x128 sources: 4-bit element times a 24-bit scale)
   // use the exact integer division.
   if ((bitsOf(x) & ((uint64_t(1) << 29) - 1)) == 0)
-    return double(f32FromBits(encodeFast<kFP32>(x / s)));
+    return double(f32FromBits(encodeF32Fast(x / s)));
   return divRoundF32(x, s);
 }
 
@@ -94,9 +94,9 @@ void amaxElements(const double *x, int64_t n, double s, uint8_t *codes) {
     uint64_t b = bitsOf(x[i]);
     int field = int((b >> 52) & 0x7FF);
     double q = (field != 0x7FF && (b & ((uint64_t(1) << 29) - 1)) == 0)
-                   ? double(f32FromBits(encodeFast<kFP32>(x[i] / s)))
+                   ? double(f32FromBits(encodeF32Fast(x[i] / s)))
                    : fp32Quotient(x[i], s);
-    codes[i] = uint8_t(encodeFast<F>(q));
+    codes[i] = uint8_t(encodeSmall<F>(q));
   }
 }
 } // namespace
@@ -156,7 +156,7 @@ template <const FloatFormat &F>
 void fixedBlock(const double *x, int64_t n, int sExp, uint8_t *codes) {
   double inv = pow2(-sExp);       // exact scaling: one rounding into F
   for (int64_t i = 0; i < n; ++i) // NaN passes unscaled, its sign explicit
-    codes[i] = uint8_t(encodeFast<F>(std::isnan(x[i]) ? x[i] : x[i] * inv));
+    codes[i] = uint8_t(encodeSmall<F>(std::isnan(x[i]) ? x[i] : x[i] * inv));
 }
 } // namespace
 

@@ -529,18 +529,22 @@ std::string convert(const qct_ref_source &src, const qct_ref_output &out,
     return "";
   }
   const int64_t T = std::min(kTile, K);
-  std::vector<double> tile(size_t(T * M));
-  std::vector<uint8_t> sbTile(needSb ? size_t(T * M) : 0);
+  // Rows of the panel 64 bytes apart modulo 4 KiB: with a stride of exactly M
+  // doubles (M a multiple of 512) the decode's 32 store streams would all map
+  // to the same L1 set and evict each other.
+  const int64_t ld = M + 8;
+  std::vector<double> tile(size_t(T * ld));
+  std::vector<uint8_t> sbTile(needSb ? size_t(T * ld) : 0);
   for (int64_t k0 = 0; k0 < K; k0 += T) {
     int64_t t = std::min(T, K - k0);
     for (int64_t m = 0; m < M; ++m)
-      decodeRange(src, m, k0, t, tile.data() + m, M,
+      decodeRange(src, m, k0, t, tile.data() + m, ld,
                   needSb ? sbTile.data() + m : nullptr);
     for (int64_t j = 0; j < t; ++j) {
-      double *x = tile.data() + j * M;
+      double *x = tile.data() + j * ld;
       if (out.via_bf16)
         roundThroughBf16(x, M);
-      writer.write(k0 + j, x, needSb ? sbTile.data() + j * M : nullptr);
+      writer.write(k0 + j, x, needSb ? sbTile.data() + j * ld : nullptr);
     }
   }
   return "";

@@ -109,6 +109,7 @@ TEST(Scalar, Fp32RoundingMatchesHardwareCast) {
     uint32_t hw = bitsOfF32(float(v));
     ASSERT_EQ(encode(v, kFP32), hw) << v;
     ASSERT_EQ(encodeFast<kFP32>(v), hw) << v;
+    ASSERT_EQ(encodeF32Fast(v), hw) << v;
   }
 }
 
@@ -121,11 +122,37 @@ TEST(Scalar, FastAndGenericEncodeAgree) {
     if (i & 1)
       bits &= ~((uint64_t(1) << 48) - 1); // short significands: many ties
     double v = fromBits(bits);
+    ASSERT_EQ(encodeSmall<kE2M1>(v), encode(v, kE2M1)) << v;
+    ASSERT_EQ(encodeSmall<kE4M3>(v), encode(v, kE4M3)) << v;
+    ASSERT_EQ(encodeSmall<kE5M2>(v), encode(v, kE5M2)) << v;
     ASSERT_EQ(encodeFast<kE2M1>(v), encode(v, kE2M1)) << v;
     ASSERT_EQ(encodeFast<kE4M3>(v), encode(v, kE4M3)) << v;
     ASSERT_EQ(encodeFast<kE5M2>(v), encode(v, kE5M2)) << v;
     ASSERT_EQ(encodeFast<kBF16>(v), encode(v, kBF16)) << v;
     ASSERT_EQ(encodeFast<kFP16>(v), encode(v, kFP16)) << v;
+  }
+}
+
+// The table-driven rounding at every representable value, every midpoint
+// between neighbours and one ulp either side of it, over all binades.
+TEST(Scalar, SmallTableAtEveryMidpoint) {
+  for (const FloatFormat *F : {&kE2M1, &kE4M3, &kE5M2}) {
+    uint32_t n = F == &kE2M1 ? 8 : 128;
+    for (uint32_t c = 0; c + 1 < n; ++c) {
+      double a = decode(c, *F), b = decode(c + 1, *F);
+      if (!std::isfinite(b))
+        b = 2 * a; // past max: any value saturates
+      double mid = (a + b) / 2;
+      for (double v :
+           {a, mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300), -mid,
+            std::ldexp(mid, -3), std::ldexp(mid, 3)}) {
+        uint32_t want = encode(v, *F);
+        uint32_t got = F == &kE2M1   ? encodeSmall<kE2M1>(v)
+                       : F == &kE4M3 ? encodeSmall<kE4M3>(v)
+                                     : encodeSmall<kE5M2>(v);
+        ASSERT_EQ(got, want) << v;
+      }
+    }
   }
 }
 

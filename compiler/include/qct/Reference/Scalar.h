@@ -166,6 +166,63 @@ template <const FloatFormat &F> inline uint32_t encodeFast(double v) {
   return uint32_t(code > F.maxCode ? over : code) | sign;
 }
 
+/// The hot loops' rounding into the small element formats (e2m1, e4m3,
+/// e5m2): one table lookup. A normal double's rounding into a format with at
+/// most 3 mantissa bits depends only on its binade, the top 4 fraction bits
+/// (kept bits and round bit, for subnormal results too) and whether any lower
+/// bit is set (sticky); binades below half the smallest subnormal all round to
+/// zero and those above max all saturate, so a clamped binade index covers
+/// every double. The table is filled by encode() itself, so both agree by
+/// construction (and a test checks it on random inputs).
+template <const FloatFormat &F> struct SmallEncodeTable {
+  static constexpr int kLo = F.emin - F.mbits - 2; // rounds to zero
+  static constexpr int kHi = F.emax + 1;           // saturates
+  uint8_t code[(kHi - kLo + 1) * 32];
+  SmallEncodeTable() {
+    for (int e = kLo; e <= kHi; ++e)
+      for (int top = 0; top < 16; ++top)
+        for (int sticky = 0; sticky < 2; ++sticky)
+          code[((e - kLo) << 5) | (top << 1) | sticky] = uint8_t(
+              encode(std::ldexp(16.0 + top + (sticky ? 0.5 : 0.0), e - 4), F));
+  }
+};
+template <const FloatFormat &F>
+inline const SmallEncodeTable<F> kSmallEncodeTable{};
+
+template <const FloatFormat &F> inline uint32_t encodeSmall(double v) {
+  static_assert(F.mbits <= 3 && !F.ieee, "for e2m1, e4m3, e5m2");
+  using T = SmallEncodeTable<F>;
+  uint64_t b = bitsOf(v);
+  uint64_t mag = b & 0x7FFFFFFFFFFFFFFFull;
+  int field = int(mag >> 52);
+  if (__builtin_expect(field == 0x7FF || field == 0, 0))
+    return encode(v, F); // NaN, Inf, zero, double subnormal
+  int e = field - 1023;
+  e = e < T::kLo ? T::kLo : (e > T::kHi ? T::kHi : e);
+  uint32_t top = uint32_t(mag >> 48) & 0xF;
+  uint32_t sticky = (mag & ((uint64_t(1) << 48) - 1)) != 0;
+  uint32_t code =
+      kSmallEncodeTable<F>.code[((e - T::kLo) << 5) | (top << 1) | sticky];
+  return code | ((b >> 63) ? F.signBit : 0);
+}
+
+/// Rounding into fp32 for the hot loops: for a normal fp32 result the double's
+/// bits round at bit 29 with one add (a carry moves into the exponent, as it
+/// must) and the exponent is rebiased; the rest takes encode().
+inline uint32_t encodeF32Fast(double v) {
+  uint64_t b = bitsOf(v);
+  uint64_t mag = b & 0x7FFFFFFFFFFFFFFFull;
+  int field = int(mag >> 52);
+  uint32_t sign = uint32_t(b >> 32) & 0x80000000u;
+  if (__builtin_expect(field == 0x7FF || field < 1023 - 126, 0))
+    return encode(v, kFP32); // NaN, Inf, zero, fp32 subnormal or underflow
+  if (field > 1023 + 127)
+    return sign | kFP32.infCode;
+  uint64_t r = mag + 0x0FFFFFFFull + ((mag >> 29) & 1);
+  uint64_t bits = (r >> 29) - (uint64_t(1023 - 127) << 23);
+  return uint32_t(bits > kFP32.maxCode ? kFP32.infCode : bits) | sign;
+}
+
 /// Exact value of a code of an 8-bit-or-smaller or 16-bit format.
 inline double decode(uint32_t code, const FloatFormat &F) {
   bool neg = (code & F.signBit) != 0;
