@@ -710,6 +710,17 @@ KernelSpec Validator::run(const json &root) {
   for (const OutputInfo &o : outputs) {
     if (!sourceFormat || !o.formatOk || !o.layoutOk)
       continue;
+    // A bf16 output is the decode of a quantized source (numerics.md 7), or
+    // the transpose of a bf16 one; from fp16/fp32 it would be a plain cast,
+    // which is not what qct kernels are for (and the pipeline rejects it).
+    if (o.spec.format == Format::BF16 &&
+        (*sourceFormat == Format::FP16 || *sourceFormat == Format::FP32))
+      error(jsonChildPath(o.path, "format"),
+            "found bf16 from source " + formatName(*sourceFormat) +
+                ", allowed for source " + formatName(*sourceFormat) +
+                ": mxfp4, mxfp8_e4m3, mxfp8_e5m2, fp8_e4m3, fp8_e5m2 (a "
+                "bf16 output is the decode of a quantized source; " +
+                formatName(*sourceFormat) + " to bf16 is a plain cast)");
     if (o.spec.format == *sourceFormat && o.spec.layout == Layout::Row)
       error(jsonChildPath(o.path, "format"),
             "found " + formatName(o.spec.format) + " row from source " +

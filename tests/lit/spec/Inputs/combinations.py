@@ -1,13 +1,17 @@
 """Writes one spec per (source, output format, layout, scale, fuse) choice,
-checks them all with one qct-compile --check run, and compares which ones
-were rejected with the rules of numerics.md (docs/spec-language.md):
+named after its file, checks them all with one qct-compile --check run, and
+compares which ones were rejected with the rules of numerics.md
+(docs/spec-language.md):
 
 - MX outputs take floor or rceil (default floor);
 - fp8 outputs take amax or pow2, or aligned from an MX source in a fused
   kernel; there is no default;
 - bf16 outputs take no scale;
 - an output in the source's format with layout row converts nothing;
+- a bf16 output needs a quantized source (its decode) or a bf16 one (col);
 - fuse: false needs a quantized source and a quantized output.
+
+With --compile, also compiles every accepted spec (qct-compile -o).
 """
 import os
 import re
@@ -30,6 +34,8 @@ def is_fp8(f):
 
 def expected_valid(src, out, layout, scale, fuse):
     if out == src and layout == "row":
+        return False
+    if out == "bf16" and src in ("fp16", "fp32"):
         return False
     if is_mx(out):
         ok = scale in (None, "floor", "rceil")
@@ -55,7 +61,7 @@ def main():
                         output = f'"name": "y", "format": "{out}", "layout": "{layout}"'
                         if scale:
                             output += f', "scale": "{scale}"'
-                        text = (f'{{"name": "k", "source": {{{source}}}, "outputs": [{{{output}}}], '
+                        text = (f'{{"name": "{name}", "source": {{{source}}}, "outputs": [{{{output}}}], '
                                 f'"fuse": {"true" if fuse else "false"}}}\n')
                         path = os.path.join(out_dir, name + ".json")
                         with open(path, "w") as f:
@@ -78,6 +84,17 @@ def main():
     n_ok = sum(expected.values())
     print(f"{len(expected)} specs: {n_ok} accepted, {len(expected) - n_ok} rejected, "
           f"{len(mismatches)} mismatches")
+    if "--compile" in sys.argv[2:]:
+        # Every spec the front end accepts must also go through the pipeline
+        # (QCTTarget): one -o run over all of them.
+        accepted = [p for p, ok in expected.items() if ok]
+        out = os.path.join(out_dir, "out")
+        run = subprocess.run(["qct-compile", *accepted, "-o", out], capture_output=True, text=True)
+        written = [p for p in accepted
+                   if os.path.exists(os.path.join(out, os.path.basename(p)[:-5] + ".cu"))]
+        print(f"compile: exit {run.returncode}, {len(written)} of {len(accepted)} written")
+        if run.returncode:
+            print(run.stderr[:2000])
 
 
 main()
