@@ -2,12 +2,12 @@
 //------------===//
 #include "qct/runtime/Kernel.h"
 
+#include "qct/runtime/CubinInfo.h"
 #include "qct/runtime/DeviceHeaders.h"
 #include "qct/runtime/DiskCache.h"
 #include "qct/runtime/Env.h"
 #include "qct/runtime/Error.h"
 #include "qct/runtime/Nvrtc.h"
-#include "qct/runtime/CubinInfo.h"
 #include "qct/runtime/Sha256.h"
 #include "qct/runtime/Validate.h"
 
@@ -80,9 +80,9 @@ std::string defaultArch() {
   try {
     return Driver::get().currentArch();
   } catch (const RuntimeError &e) {
-    fail(e.status,
-         std::string(e.what()) + "\n(to compile without a GPU, pass an arch "
-                                 "such as sm_90a or set QCT_ARCH)");
+    fail(e.status, std::string(e.what()) +
+                       "\n(to compile without a GPU, pass an arch "
+                       "such as sm_90a or set QCT_ARCH)");
   }
 }
 
@@ -225,7 +225,8 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
 
 void Kernel::validate(const qct_tensor *tensors, std::size_t count,
                       qct_launch_plan &plan, qct_kernel_args &args) const {
-  validateLaunch(meta, tensors, count, plan, args);
+  std::lock_guard<std::mutex> lock(memoMu);
+  validateLaunch(meta, tensors, count, plan, args, &memo);
 }
 
 ContextState &Kernel::prepare() {
@@ -253,7 +254,7 @@ void Kernel::launch(const qct_tensor *tensors, std::size_t count,
                     void *stream) {
   qct_launch_plan plan;
   qct_kernel_args args;
-  validateLaunch(meta, tensors, count, plan, args);
+  validate(tensors, count, plan, args);
   if (plan.grid[0] == 0 || plan.grid[1] == 0 || plan.grid[2] == 0)
     return; // nothing to do (e.g. M == 0 without groups)
   ContextState &st = prepare();

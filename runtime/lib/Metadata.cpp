@@ -39,6 +39,31 @@ std::string exprText(const json &v, const std::string &where) {
   bad(where + " is neither an expression string nor an integer");
 }
 
+std::uint32_t acceptedDtypes(const std::string &dtype) {
+  auto bits = [](std::initializer_list<int> ds) {
+    std::uint32_t m = 0;
+    for (int d : ds)
+      m |= 1u << d;
+    return m;
+  };
+  if (dtype == "u8")
+    return bits({QCT_DTYPE_U8, QCT_DTYPE_I8, QCT_DTYPE_FP8_E4M3,
+                 QCT_DTYPE_FP8_E5M2, QCT_DTYPE_E8M0, QCT_DTYPE_FP4_E2M1_X2});
+  if (dtype == "u16")
+    return bits({QCT_DTYPE_U16, QCT_DTYPE_I16, QCT_DTYPE_BF16, QCT_DTYPE_F16});
+  if (dtype == "bf16")
+    return bits({QCT_DTYPE_BF16, QCT_DTYPE_U16});
+  if (dtype == "f16")
+    return bits({QCT_DTYPE_F16, QCT_DTYPE_U16});
+  if (dtype == "f32")
+    return bits({QCT_DTYPE_F32});
+  if (dtype == "i32")
+    return bits({QCT_DTYPE_I32});
+  if (dtype == "i64")
+    return bits({QCT_DTYPE_I64});
+  return 0;
+}
+
 void bindField(BufferMeta &b) {
   const std::string &f = b.fieldText;
   auto indexed = [&](const char *prefix, ArgField field) {
@@ -157,6 +182,10 @@ KernelMeta parseMetadata(const std::string &text,
         bad("buffer '" + buf.name + "': dir '" + dir +
             "' is neither in nor out");
       buf.isOutput = dir == "out";
+      buf.acceptedDtypes = acceptedDtypes(buf.dtype);
+      if (!buf.acceptedDtypes)
+        bad("buffer '" + buf.name + "': unknown dtype '" + buf.dtype +
+            "' (u8, u16, bf16, f16, f32, i32, i64)");
       bindField(buf);
       for (const json &d : member(b, "shape", "buffer")) {
         buf.shapeText.push_back(exprText(d, "buffer '" + buf.name + "' shape"));

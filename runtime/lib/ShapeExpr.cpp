@@ -246,6 +246,30 @@ bool solveFor(const ShapeExpr &expr, int var, std::int64_t target, Dims d,
     (var == 0 ? d.M : var == 1 ? d.K : d.G) = v;
     return expr.evalRelaxed(d, r);
   };
+  auto exact = [&](std::int64_t v) {
+    (var == 0 ? d.M : var == 1 ? d.K : d.G) = v;
+    try {
+      return expr.eval(d) == target;
+    } catch (const RuntimeError &) {
+      return false;
+    }
+  };
+  // Fast path (every launch solves M and K): most shape expressions are
+  // linear in the variable (M, K/2, G+1), so interpolate between two points
+  // and accept the guess if it is exact and its predecessor falls short.
+  constexpr std::int64_t kFar = 1 << 20;
+  std::int64_t f0 = 0, fFar = 0, prev = 0;
+  if (at(0, f0) && at(kFar, fFar) && fFar > f0 && target >= f0) {
+    __int128 g = (__int128(target - f0) * kFar) / (fFar - f0);
+    if (g >= 0 && g <= INT64_MAX) {
+      std::int64_t guess = std::int64_t(g);
+      if (exact(guess) &&
+          (guess == 0 || (at(guess - 1, prev) && prev < target))) {
+        out = guess;
+        return true;
+      }
+    }
+  }
   // Shape expressions are non-decreasing in each variable; find the smallest
   // v with f(v) >= target by bisection, then require an exact, strict match.
   std::int64_t lo = 0, hi = 1, r = 0;
@@ -267,14 +291,7 @@ bool solveFor(const ShapeExpr &expr, int var, std::int64_t target, Dims d,
     else
       lo = mid + 1;
   }
-  (var == 0 ? d.M : var == 1 ? d.K : d.G) = lo;
-  std::int64_t check = 0;
-  try {
-    check = expr.eval(d);
-  } catch (const RuntimeError &) {
-    return false;
-  }
-  if (check != target)
+  if (!exact(lo))
     return false;
   out = lo;
   return true;

@@ -4,6 +4,7 @@
 
 #include "qct/runtime/Error.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace qct::rt {
@@ -72,27 +73,6 @@ int dtypeSize(int dtype) {
 }
 
 namespace {
-// u8 / u16 buffers hold raw bits (fp8 codes, packed fp4, e8m0, bf16 bits):
-// any dtype of that size fits. Typed buffers want their type (bf16 / f16
-// also take u16 bit tensors).
-bool dtypeFits(const std::string &meta, int dtype) {
-  if (meta == "u8")
-    return dtypeSize(dtype) == 1;
-  if (meta == "u16")
-    return dtypeSize(dtype) == 2;
-  if (meta == "bf16")
-    return dtype == QCT_DTYPE_BF16 || dtype == QCT_DTYPE_U16;
-  if (meta == "f16")
-    return dtype == QCT_DTYPE_F16 || dtype == QCT_DTYPE_U16;
-  if (meta == "f32")
-    return dtype == QCT_DTYPE_F32;
-  if (meta == "i32")
-    return dtype == QCT_DTYPE_I32;
-  if (meta == "i64")
-    return dtype == QCT_DTYPE_I64;
-  return false;
-}
-
 std::string shapeText(const std::int64_t *dims, int n) {
   std::string s = "[";
   for (int i = 0; i < n; ++i)
@@ -128,11 +108,75 @@ std::int64_t solve(const BufferMeta &b, const qct_tensor &t, int var, Dims d) {
   }
   return 0;
 }
+
+// Everything that depends only on the source shape and the offsets length:
+// M, K, G, the constraints, every buffer's expected shape and the launch
+// sizes. Cached per kernel, since consecutive launches usually repeat shapes.
+void resolve(const KernelMeta &meta, const qct_tensor *tensors, ShapeMemo &r) {
+  // M and K from the source tensor, G from the offsets' length.
+  Dims d;
+  if (meta.offsetsIndex >= 0) {
+    const BufferMeta &ob = meta.buffers[std::size_t(meta.offsetsIndex)];
+    d.G = solve(ob, tensors[meta.offsetsIndex], 2, d);
+  }
+  const BufferMeta &sb = meta.buffers[std::size_t(meta.srcIndex)];
+  const qct_tensor &st = tensors[meta.srcIndex];
+  d.M = solve(sb, st, 0, d);
+  d.K = solve(sb, st, 1, d);
+  qct_launch_plan &plan = r.plan;
+  plan.M = d.M;
+  plan.K = d.K;
+  plan.G = d.G;
+
+  for (const ConstraintMeta &c : meta.constraints) {
+    std::int64_t v = c.expr.eval(d);
+    bool ok = (c.multipleOf <= 0 || v % c.multipleOf == 0) &&
+              (!c.hasEquals || v == c.equals);
+    if (ok)
+      continue; // the launch path builds no strings
+    std::string why = c.why.empty() ? "" : " (" + c.why + ")";
+    if (c.multipleOf > 0 && v % c.multipleOf != 0)
+      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() +
+                                   " must be a multiple of " +
+                                   std::to_string(c.multipleOf) + why +
+                                   ", found " + std::to_string(v));
+    if (c.hasEquals && v != c.equals)
+      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() + " must equal " +
+                                   std::to_string(c.equals) + why + ", found " +
+                                   std::to_string(v));
+  }
+
+  r.want.assign(meta.buffers.size(), {});
+  for (std::size_t i = 0; i < meta.buffers.size(); ++i)
+    for (std::size_t k = 0; k < meta.buffers[i].shape.size(); ++k)
+      r.want[i][k] = meta.buffers[i].shape[k].eval(d);
+  for (int i = 0; i < 3; ++i) {
+    std::int64_t g = meta.grid[i].eval(d), b = meta.block[i].eval(d);
+    std::int64_t gmax = i == 0 ? 2147483647 : 65535;
+    if (g < 0 || g > gmax)
+      fail(QCT_ERR_VALIDATION, "launch grid[" + std::to_string(i) +
+                                   "] = " + meta.grid[i].text() + " = " +
+                                   std::to_string(g) + " is outside 0.." +
+                                   std::to_string(gmax));
+    if (b < 1 || b > 1024)
+      fail(QCT_ERR_VALIDATION, "launch block[" + std::to_string(i) +
+                                   "] = " + meta.block[i].text() + " = " +
+                                   std::to_string(b) + " is outside 1..1024");
+    plan.grid[i] = std::uint32_t(g);
+    plan.block[i] = std::uint32_t(b);
+  }
+  std::int64_t smem = meta.dynamicSmem.eval(d);
+  if (smem < 0 || smem > (1 << 30))
+    fail(QCT_ERR_VALIDATION,
+         "dynamic_smem_bytes = " + std::to_string(smem) + " is invalid");
+  plan.dynamic_smem_bytes = std::uint32_t(smem);
+  r.d = d;
+}
 } // namespace
 
 void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
                     std::size_t count, qct_launch_plan &plan,
-                    qct_kernel_args &args) {
+                    qct_kernel_args &args, ShapeMemo *memo) {
   if (count != meta.buffers.size()) {
     std::string names;
     for (const auto &b : meta.buffers)
@@ -155,47 +199,35 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
                      " dims");
   }
 
-  // M and K from the source tensor, G from the offsets' length.
-  Dims d;
-  if (meta.offsetsIndex >= 0) {
-    const BufferMeta &ob = meta.buffers[std::size_t(meta.offsetsIndex)];
-    d.G = solve(ob, tensors[meta.offsetsIndex], 2, d);
+  ShapeMemo local;
+  ShapeMemo &r = memo ? *memo : local;
+  const qct_tensor &src = tensors[meta.srcIndex];
+  std::int64_t offsetsLen =
+      meta.offsetsIndex >= 0 ? tensors[meta.offsetsIndex].shape[0] : -1;
+  bool hit = r.valid && r.srcNdim == src.ndim && r.offsetsLen == offsetsLen &&
+             std::equal(src.shape, src.shape + src.ndim, r.src);
+  if (!hit) {
+    r.valid = false;
+    resolve(meta, tensors, r);
+    r.srcNdim = src.ndim;
+    std::copy(src.shape, src.shape + src.ndim, r.src);
+    r.offsetsLen = offsetsLen;
+    r.valid = true;
   }
-  const BufferMeta &sb = meta.buffers[std::size_t(meta.srcIndex)];
-  const qct_tensor &st = tensors[meta.srcIndex];
-  d.M = solve(sb, st, 0, d);
-  d.K = solve(sb, st, 1, d);
-  plan.M = d.M;
-  plan.K = d.K;
-  plan.G = d.G;
-
-  for (const ConstraintMeta &c : meta.constraints) {
-    std::int64_t v = c.expr.eval(d);
-    std::string why = c.why.empty() ? "" : " (" + c.why + ")";
-    if (c.multipleOf > 0 && v % c.multipleOf != 0)
-      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() +
-                                   " must be a multiple of " +
-                                   std::to_string(c.multipleOf) + why +
-                                   ", found " + std::to_string(v));
-    if (c.hasEquals && v != c.equals)
-      fail(QCT_ERR_VALIDATION, "constraint: " + c.expr.text() + " must equal " +
-                                   std::to_string(c.equals) + why + ", found " +
-                                   std::to_string(v));
-  }
+  const Dims &d = r.d;
+  plan = r.plan;
 
   std::memset(&args, 0, sizeof args);
   for (std::size_t i = 0; i < count; ++i) {
     const BufferMeta &b = meta.buffers[i];
     const qct_tensor &t = tensors[i];
-    if (!dtypeFits(b.dtype, t.dtype))
+    if (t.dtype <= 0 || t.dtype >= 32 || !(b.acceptedDtypes & (1u << t.dtype)))
       invalid(b, std::string("expected dtype ") + b.dtype + ", found " +
                      dtypeName(t.dtype));
-    std::int64_t want[QCT_MAX_DIMS];
+    const std::int64_t *want = r.want[i].data();
     std::int64_t numel = 1;
-    for (std::size_t k = 0; k < b.shape.size(); ++k) {
-      want[k] = b.shape[k].eval(d);
+    for (std::size_t k = 0; k < b.shape.size(); ++k)
       numel *= want[k];
-    }
     for (std::size_t k = 0; k < b.shape.size(); ++k)
       if (t.shape[k] != want[k])
         invalid(b, "expected shape " + shapeText(want, int(b.shape.size())) +
@@ -250,27 +282,6 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
   args.M = d.M;
   args.K = d.K;
   args.G = d.G;
-
-  for (int i = 0; i < 3; ++i) {
-    std::int64_t g = meta.grid[i].eval(d), b = meta.block[i].eval(d);
-    std::int64_t gmax = i == 0 ? 2147483647 : 65535;
-    if (g < 0 || g > gmax)
-      fail(QCT_ERR_VALIDATION, "launch grid[" + std::to_string(i) +
-                                   "] = " + meta.grid[i].text() + " = " +
-                                   std::to_string(g) + " is outside 0.." +
-                                   std::to_string(gmax));
-    if (b < 1 || b > 1024)
-      fail(QCT_ERR_VALIDATION, "launch block[" + std::to_string(i) +
-                                   "] = " + meta.block[i].text() + " = " +
-                                   std::to_string(b) + " is outside 1..1024");
-    plan.grid[i] = std::uint32_t(g);
-    plan.block[i] = std::uint32_t(b);
-  }
-  std::int64_t smem = meta.dynamicSmem.eval(d);
-  if (smem < 0 || smem > (1 << 30))
-    fail(QCT_ERR_VALIDATION,
-         "dynamic_smem_bytes = " + std::to_string(smem) + " is invalid");
-  plan.dynamic_smem_bytes = std::uint32_t(smem);
 }
 
 } // namespace qct::rt

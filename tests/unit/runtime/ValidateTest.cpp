@@ -226,3 +226,50 @@ TEST(Metadata, MalformedIsAMetadataError) {
     }
   }
 }
+
+TEST_F(Fixture, MemoReusesSizesButStillChecksEveryTensor) {
+  ShapeMemo memo;
+  qct_launch_plan plan;
+  qct_kernel_args args;
+  auto ts = good();
+  validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo);
+  EXPECT_TRUE(memo.valid);
+  EXPECT_EQ(plan.grid[0], 250u);
+  // Same source shape, wrong output: the memo must not hide it.
+  ts[2] = t(QCT_DTYPE_U8, {64, 999});
+  EXPECT_THROW(validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo),
+               RuntimeError);
+  ts = good();
+  ts[1].dtype = QCT_DTYPE_I64;
+  EXPECT_THROW(validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo),
+               RuntimeError);
+  // A new source shape and offsets length re-derive M, K, G.
+  ts = {t(QCT_DTYPE_U8, {10, 32}), t(QCT_DTYPE_I32, {3}),
+        t(QCT_DTYPE_U8, {32, 10})};
+  validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo);
+  EXPECT_EQ(plan.M, 10);
+  EXPECT_EQ(plan.K, 32);
+  EXPECT_EQ(plan.G, 2);
+  EXPECT_EQ(args.M, 10);
+  EXPECT_EQ(plan.grid[0], 2u); // cdiv(320, 256)
+  // A failing resolution leaves no stale memo behind.
+  ts = {t(QCT_DTYPE_U8, {10, 40}), t(QCT_DTYPE_I32, {3}),
+        t(QCT_DTYPE_U8, {40, 10})};
+  EXPECT_THROW(validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo),
+               RuntimeError);
+  EXPECT_FALSE(memo.valid);
+  EXPECT_THROW(validateLaunch(meta, ts.data(), ts.size(), plan, args, &memo),
+               RuntimeError);
+}
+
+TEST(Metadata, UnknownDtypeIsAMetadataError) {
+  std::string m = tinyMetadata();
+  m.replace(m.find("\"dtype\": \"i32\""), 14, "\"dtype\": \"q7\"");
+  try {
+    parseMetadata(m, {});
+    FAIL();
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.status, QCT_ERR_METADATA);
+    EXPECT_HAS(std::string(e.what()), "unknown dtype 'q7'");
+  }
+}

@@ -14,6 +14,7 @@
 #include "qct/runtime/CacheKey.h"
 #include "qct/runtime/Driver.h"
 #include "qct/runtime/Metadata.h"
+#include "qct/runtime/Validate.h"
 
 #include <map>
 #include <memory>
@@ -60,6 +61,9 @@ public:
   std::string key;
   qct_cache_origin origin = QCT_ORIGIN_COMPILED;
   std::shared_ptr<CompiledBinary> binary;
+  /// Sizes derived for the last launch's shapes (guarded by memoMu).
+  mutable std::mutex memoMu;
+  mutable ShapeMemo memo;
 
   void validate(const qct_tensor *tensors, std::size_t count,
                 qct_launch_plan &plan, qct_kernel_args &args) const;

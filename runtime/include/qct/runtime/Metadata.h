@@ -24,6 +24,10 @@ struct BufferMeta {
   ArgField field = ArgField::Src;
   int index = 0; ///< for Out / OutScales
   bool isOutput = false;
+  /// Bit d set: a tensor of qct_dtype d fits. u8 / u16 buffers hold raw bits
+  /// (fp8 codes, packed fp4, e8m0, bf16 bits): any dtype of that size fits.
+  /// Typed buffers want their type (bf16 / f16 also take u16 bit tensors).
+  std::uint32_t acceptedDtypes = 0;
   std::vector<std::string> shapeText;
   std::vector<ShapeExpr> shape;
 };
