@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 using namespace qct::examples;
 
@@ -66,16 +67,19 @@ int main(int argc, char **argv) {
   try {
     qct::Kernel kernel(source, metadata, options);
     qct_kernel_stats st = kernel.stats();
+    std::string spills =
+        st.spill_store_bytes < 0
+            ? std::string("spills not reported (NVRTC printed no ptxas log)")
+            : std::to_string(st.spill_store_bytes + st.spill_load_bytes) +
+                  " bytes spilled";
     std::printf("kernel %s (%s), arch %s, %s, %d registers, %lld bytes local "
-                "memory, %lld bytes "
-                "spilled\n",
+                "memory, %s\n",
                 kernel.name().c_str(), kernel.entry().c_str(),
                 kernel.arch().c_str(),
                 kernel.origin() == QCT_ORIGIN_COMPILED ? "compiled"
                 : kernel.origin() == QCT_ORIGIN_DISK   ? "from the disk cache"
                                                      : "from the memory cache",
-                st.registers, (long long)st.local_memory_bytes,
-                (long long)(st.spill_store_bytes + st.spill_load_bytes));
+                st.registers, (long long)st.local_memory_bytes, spills.c_str());
     kernel.prepare(); // makes the primary context current, loads the module
     bool ragged = false;
     for (size_t i = 0; i < kernel.numBuffers(); ++i)

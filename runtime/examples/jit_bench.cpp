@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 using namespace qct::examples;
@@ -59,7 +60,7 @@ double usPerLaunch(DriverFns &cu, void *stream, int count, F &&launch) {
 int main(int argc, char **argv) {
   std::string out, arch;
   int launches = 10000, reps = 3;
-  bool compileOnly = false;
+  bool compileOnly = false, computeCache = false;
   int64_t M = 256, K = 7168, G = 2;
   std::vector<std::string> kernels;
   for (int i = 1; i < argc; ++i) {
@@ -77,6 +78,8 @@ int main(int argc, char **argv) {
       arch = value();
     else if (a == "--launches")
       launches = std::atoi(value().c_str());
+    else if (a == "--nvrtc-compute-cache")
+      computeCache = true;
     else if (a == "--compile-only")
       compileOnly = true;
     else if (a == "--reps")
@@ -94,10 +97,16 @@ int main(int argc, char **argv) {
     std::fprintf(
         stderr,
         "usage: qct-jit-bench --out RESULTS.json [--arch ARCH] [--launches N] "
-        "[--reps N] [--M N] [--K N] [--G N] [--compile-only] KERNEL.cu...\n");
+        "[--reps N] [--M N] [--K N] [--G N] [--compile-only] "
+        "[--nvrtc-compute-cache] KERNEL.cu...\n");
     return 1;
   }
 
+  // With a driver present, NVRTC reuses ptxas results from the CUDA compute
+  // cache (~/.nv/ComputeCache): "cold" would then time a cache hit. Disable
+  // it unless asked, before NVRTC is first loaded.
+  if (!computeCache)
+    ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   DriverFns cu;
   bool gpu = !compileOnly && cu.load();
   std::string noGpu = gpu           ? ""
