@@ -118,6 +118,7 @@ int main(int argc, char **argv) {
       {"runtime", qct_version()},
       {"nvrtc", std::to_string(nvMajor) + "." + std::to_string(nvMinor)},
       {"gpu", gpu},
+      {"cuda_compute_cache", computeCache},
       {"launches", launches},
       {"M", M},
       {"K", K},
