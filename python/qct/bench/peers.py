@@ -1,0 +1,260 @@
+"""PyTorch peers: the numerics contract (docs/numerics.md) written in plain torch ops, the way a
+user without qct would write it. Run eagerly (one kernel per op) and under torch.compile
+(Inductor fuses them into Triton kernels). They must give qct's bytes: the benchmark compares them
+bitwise with the kernel's output on the same input and reports any difference.
+
+Every function takes the kernel's input tensors (bf16 values, or uint8 bytes for packed mxfp4 and
+its e8m0 scales) and returns the kernel's output buffers by metadata name: fp8 data as uint8 bytes,
+FP8 scales as float32 scale_inv, MX scales as uint8 e8m0 bytes.
+
+Exactness, where torch alone would round differently:
+- exponents come from the float bits (never a floating log2), and powers of two are built from
+  bits (2^-127 .. 2^-149 are fp32 subnormals that exp2 would be trusted to produce exactly);
+- every scaling is by a power of two, so it is exact wherever the result matters;
+- torch's float -> float8_e4m3fn cast rounds to nearest even but turns overflow into NaN rather
+  than saturating: inputs are clamped to ±448 first (only ±Inf sources reach it), and NaN codes are
+  written from the source sign, since GPU arithmetic does not keep a NaN's sign.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+Tensors = dict[str, Any]
+Peer = Callable[..., Tensors]
+
+E2M1_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+E4M3_MAX = 448.0
+# mxfp4 -> e4m3 aligned: s = 2^(bmax - 133), so element j scales by 2^(b_j - 127) / s = 2^(6 - gap).
+# A gap beyond 40 leaves every e2m1 value under 2^-30, far below e4m3's smallest half-subnormal
+# (2^-10): clamping the gap there keeps the factor an fp32 normal and changes no code.
+MAX_GAP = 40
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def exp2_int(t: Any) -> Any:
+    """2^t as exact float32 for an int32 tensor t in [-149, 127] (subnormals built from bits)."""
+    torch = _torch()
+    one = torch.ones_like(t)
+    normal = torch.bitwise_left_shift(one, 23) * (t + 127).clamp(min=1)
+    subnormal = torch.bitwise_left_shift(one, (t + 149).clamp(0, 22))
+    return torch.where(t >= -126, normal, subnormal).view(torch.float32)
+
+
+def floor_log2(a: Any) -> Any:
+    """floor(log2(a)) as int32 for finite float32 a > 0, exactly, from the bits."""
+    torch = _torch()
+    field = (a.view(torch.int32) >> 23) & 0xFF
+    # An fp32 subnormal times 2^64 is normal and exact; the product overflows only where unused.
+    scaled = ((a * 18446744073709551616.0).view(torch.int32) >> 23) & 0xFF
+    return torch.where(field == 0, scaled - 127 - 64, field - 127)
+
+
+def _e2m1_code(v: Any) -> Any:
+    """Round-to-nearest-even e2m1 magnitude code (0..7, saturating at 6) of |v| (v finite)."""
+    torch = _torch()
+    a = v.abs()
+    # Ties go to the even code: 0.25 -> 0, 0.75 -> 1.0, 1.25 -> 1.0, 1.75 -> 2, 2.5 -> 2,
+    # 3.5 -> 4, 5 -> 4; past 5 is 6 (saturated).
+    code = (a > 0.25).to(torch.uint8)
+    for threshold, inclusive in ((0.75, True), (1.25, False), (1.75, True), (2.5, False),
+                                 (3.5, True), (5.0, False)):
+        code += (a >= threshold if inclusive else a > threshold).to(torch.uint8)
+    return code
+
+
+def _sign_bits(x_bf16: Any) -> Any:
+    torch = _torch()
+    return (x_bf16.view(torch.int16) < 0).to(torch.uint8)
+
+
+# --- bf16 -> mxfp4 row (floor) -------------------------------------------------------------------
+
+def bf16_to_mxfp4_row(src: Any) -> Tensors:
+    """numerics.md 3: 32-blocks along K, e = floor(log2 amax) - 2, e2m1 codes packed low nibble
+    first; NaN/Inf blocks get scale 0xFF and code 0; zero blocks scale 0 and signed zeros."""
+    torch = _torch()
+    M, K = src.shape
+    x = src.float().view(M, K // 32, 32)
+    finite = torch.isfinite(x).all(-1)
+    amax = x.abs().amax(-1)
+    safe = torch.where(finite & (amax > 0), amax, torch.ones_like(amax))
+    b = (floor_log2(safe) - 2 + 127).clamp(0, 254)
+    b = torch.where(amax == 0, torch.zeros_like(b), b)
+    v = x * exp2_int(127 - b).unsqueeze(-1)  # the exact quotient x / 2^(b-127)
+    code = _e2m1_code(torch.where(finite.unsqueeze(-1), v, torch.zeros_like(v)))
+    code = code | (_sign_bits(src).view(M, K // 32, 32) << 3)
+    code = torch.where(finite.unsqueeze(-1), code, torch.zeros_like(code)).view(M, K)
+    packed = code[:, 0::2] | (code[:, 1::2] << 4)
+    scales = torch.where(finite, b, torch.full_like(b, 255)).to(torch.uint8)
+    return {"y": packed.contiguous(), "y_scales": scales}
+
+
+# --- bf16 -> fp8_e4m3 1x128 (pow2) ---------------------------------------------------------------
+
+def _fp8_pow2_blocks(x: Any, sign: Any) -> tuple[Any, Any]:
+    """x float32 [..., 128] (one FP8 block per last-axis row), sign uint8 of the source bits.
+    numerics.md 4, pow2: amax ignores NaN and counts Inf as 448; s = 2^e, the smallest power of
+    two with amax/s <= 448, e in [-127, 127]; elements round once; NaN keeps its sign."""
+    torch = _torch()
+    a = x.abs()
+    a = torch.where(torch.isnan(a), torch.zeros_like(a), a)
+    a = torch.where(torch.isinf(a), torch.full_like(a, E4M3_MAX), a)
+    amax = a.amax(-1)
+    bits = amax.view(torch.int32)
+    field = (bits >> 23) & 0xFF
+    # amax = 1.m * 2^(field-127) <= 1.75 * 2^(e+8) = 448 * 2^e: e = field-135, one more if m > .75.
+    e = field - 135 + ((bits & 0x7FFFFF) > 0x600000).to(torch.int32)
+    e = torch.where(field == 0, torch.full_like(e, -127), e).clamp(-127, 127)  # fp32 subnormal
+    e = torch.where(amax == 0, torch.zeros_like(e), e)
+    v = (x * exp2_int(-e).unsqueeze(-1)).clamp(-E4M3_MAX, E4M3_MAX)  # clamp: only ±Inf moves
+    q = v.to(torch.float8_e4m3fn).view(torch.uint8)
+    nan_code = (0x7F | (sign << 7)).to(torch.uint8)
+    q = torch.where(torch.isnan(x), nan_code, q)
+    return q, exp2_int(e)
+
+
+def bf16_to_fp8_e4m3_row(src: Any) -> Tensors:
+    torch = _torch()
+    M, K = src.shape
+    q, s = _fp8_pow2_blocks(src.float().view(M, K // 128, 128),
+                            _sign_bits(src).view(M, K // 128, 128))
+    return {"y": q.view(M, K), "y_scales": s}
+
+
+def _fp8_pow2_col(src: Any) -> Tensors:
+    """The transpose Y = Xᵀ [K, M] with 128-blocks along M; the last block may be partial (padding
+    with zeros never changes an amax, and is cut off again)."""
+    torch = _torch()
+    M, K = src.shape
+    Mp = _cdiv(M, 128) * 128
+    xt = src.t()
+    if Mp != M:
+        xt = torch.nn.functional.pad(xt, (0, Mp - M))
+    xt = xt.contiguous()
+    q, s = _fp8_pow2_blocks(xt.float().view(K, Mp // 128, 128),
+                            _sign_bits(xt).view(K, Mp // 128, 128))
+    return {"yt": q.view(K, Mp)[:, :M].contiguous(), "yt_scales": s}
+
+
+def bf16_to_fp8_e4m3_row_col(src: Any) -> Tensors:
+    return {**bf16_to_fp8_e4m3_row(src), **_fp8_pow2_col(src)}
+
+
+def bf16_to_mxfp4_row_fp8_col(src: Any) -> Tensors:
+    return {**bf16_to_mxfp4_row(src), **_fp8_pow2_col(src)}
+
+
+# --- mxfp4 -> fp8_e4m3 (aligned) -----------------------------------------------------------------
+
+def _e2m1_values(src: Any, rows: int, K: int) -> tuple[Any, Any]:
+    """Magnitudes (bf16: exact for e2m1) and sign flags of the unpacked codes, [rows, K]."""
+    torch = _torch()
+    codes = torch.stack((src & 0xF, src >> 4), dim=-1).view(rows, K)
+    table = torch.tensor(E2M1_VALUES, dtype=torch.bfloat16, device=src.device)
+    return table[(codes & 7).long()], codes >= 8
+
+
+def _aligned_elements(mag: Any, negative: Any, factor: Any, nan_block: Any) -> Any:
+    """round_e4m3(±mag · factor), NaN (0x7F) in source blocks with scale 0xFF. Every product is
+    exact in bf16 (two significant bits times a power of two), so this is one rounding."""
+    torch = _torch()
+    v = mag * factor.to(torch.bfloat16)
+    v = torch.where(negative, -v, v)
+    q = v.to(torch.float8_e4m3fn).view(torch.uint8)
+    return torch.where(nan_block, torch.full_like(q, 0x7F), q)
+
+
+def _aligned_scale(bmax: Any) -> Any:
+    """s = 2^(bmax - 133) (fp32 subnormal for bmax <= 6, kept exact); 1.0 where every covered
+    source block is NaN (bmax = -1 here)."""
+    torch = _torch()
+    s = exp2_int(bmax.clamp(min=0) - 133)
+    return torch.where(bmax < 0, torch.ones_like(s), s)
+
+
+def mxfp4_to_fp8_e4m3_row(src: Any, src_scales: Any) -> Tensors:
+    """numerics.md 4, aligned, 1x128 row blocks: bmax over the 4 source blocks of each FP8 block."""
+    torch = _torch()
+    M, K = src.shape[0], src.shape[1] * 2
+    mag, negative = _e2m1_values(src, M, K)
+    sc = src_scales.to(torch.int32).view(M, K // 128, 4)
+    valid = sc != 255
+    bmax = torch.where(valid, sc, torch.full_like(sc, -1)).amax(-1)
+    gap = (bmax.unsqueeze(-1) - sc).clamp(0, MAX_GAP)
+    factor = exp2_int(6 - gap).view(M, K // 32, 1)
+    q = _aligned_elements(mag.view(M, K // 32, 32), negative.view(M, K // 32, 32), factor,
+                          (~valid).view(M, K // 32, 1))
+    return {"y": q.view(M, K), "y_scales": _aligned_scale(bmax)}
+
+
+def mxfp4_to_fp8_e4m3_col(src: Any, src_scales: Any) -> Tensors:
+    """numerics.md 4-5, aligned, 128x1 column blocks of the transpose: bmax over one source block
+    from each of 128 rows; decode, scale and round in [M, K], then transpose the bytes."""
+    torch = _torch()
+    M, K = src.shape[0], src.shape[1] * 2
+    Mp = _cdiv(M, 128) * 128
+    if Mp != M:  # padding rows: scale 0xFF is ignored by bmax, and the rows are cut off again
+        src = torch.nn.functional.pad(src, (0, 0, 0, Mp - M))
+        src_scales = torch.nn.functional.pad(src_scales, (0, 0, 0, Mp - M), value=255)
+    mag, negative = _e2m1_values(src, Mp, K)
+    sc = src_scales.to(torch.int32).view(Mp // 128, 128, K // 32)
+    valid = sc != 255
+    bmax = torch.where(valid, sc, torch.full_like(sc, -1)).amax(1)        # [Mp/128, K/32]
+    gap = (bmax.unsqueeze(1) - sc).clamp(0, MAX_GAP)
+    factor = exp2_int(6 - gap).view(Mp, K // 32, 1)
+    q = _aligned_elements(mag.view(Mp, K // 32, 32), negative.view(Mp, K // 32, 32), factor,
+                          (~valid).view(Mp, K // 32, 1)).view(Mp, K)
+    scales = _aligned_scale(bmax).repeat_interleave(32, dim=1).t()        # [K, Mp/128]
+    return {"y": q.t()[:, :M].contiguous(), "y_scales": scales.contiguous()}
+
+
+# --- Which peer implements which generated kernel --------------------------------------------------
+
+# Kernel name -> (peer, the spec fields it implements). A peer is used only when the kernel's spec
+# matches, so a changed spec never gets compared with a stale peer.
+PEERS: dict[str, tuple[Peer, dict[str, Any]]] = {
+    "bf16_to_mxfp4_row": (bf16_to_mxfp4_row, {"source": "bf16", "outputs": [
+        ("mxfp4", "row", "floor", "row_major")]}),
+    "bf16_to_fp8_e4m3_row": (bf16_to_fp8_e4m3_row, {"source": "bf16", "outputs": [
+        ("fp8_e4m3", "row", "pow2", "row_major")]}),
+    "bf16_to_fp8_e4m3_row_col": (bf16_to_fp8_e4m3_row_col, {"source": "bf16", "outputs": [
+        ("fp8_e4m3", "row", "pow2", "row_major"), ("fp8_e4m3", "col", "pow2", "row_major")]}),
+    "bf16_to_mxfp4_row_fp8_col": (bf16_to_mxfp4_row_fp8_col, {"source": "bf16", "outputs": [
+        ("mxfp4", "row", "floor", "row_major"), ("fp8_e4m3", "col", "pow2", "row_major")]}),
+    "mxfp4_to_fp8_e4m3_row": (mxfp4_to_fp8_e4m3_row, {"source": "mxfp4", "outputs": [
+        ("fp8_e4m3", "row", "aligned", "row_major")]}),
+    "mxfp4_to_fp8_e4m3_col": (mxfp4_to_fp8_e4m3_col, {"source": "mxfp4", "outputs": [
+        ("fp8_e4m3", "col", "aligned", "row_major")]}),
+}
+
+
+def spec_summary(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"source": spec["source"]["format"],
+            "outputs": [(o["format"], o["layout"], o.get("scale") or "none",
+                         o.get("scale_layout") or "row_major") for o in spec["outputs"]]}
+
+
+def peer_for(meta: dict[str, Any]) -> Peer | None:
+    """The peer of a generated kernel, if one implements exactly its (dense, fused) spec."""
+    entry = PEERS.get(meta["name"])
+    spec = meta["spec"]
+    if entry is None or spec.get("ragged") is not None or (spec.get("static") or {}).get("K"):
+        return None
+    peer, implements = entry
+    return peer if spec_summary(spec) == implements else None
+
+
+def peer_inputs(meta: dict[str, Any], tensors: Tensors) -> Tensors:
+    """The kernel's input tensors a peer takes, by the peer's argument names."""
+    names = [b["name"] for b in meta["buffers"] if b["dir"] == "in"]
+    return {name: tensors[name] for name in names}
