@@ -328,6 +328,132 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
   }
 }
 
+
+/// Times one sample at M x K (ragged: G equal groups) and returns GB/s of the
+/// fewest bytes it must move (source, its scales, every output byte).
+double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long long K,
+                 long long G, double &usOut) {
+  std::mt19937_64 rng(99);
+  std::vector<uint8_t> data, scales;
+  makeSource(s.src, M, K, 1, rng, data, scales);
+  std::vector<uint8_t> offBytes;
+  if (s.ragged)
+    for (long long g = 0; g <= G; ++g) {
+      long long x = M * g / G;
+      if (s.i64)
+        offBytes.insert(offBytes.end(), (uint8_t *)&x, (uint8_t *)&x + 8);
+      else {
+        int32_t y = int32_t(x);
+        offBytes.insert(offBytes.end(), (uint8_t *)&y, (uint8_t *)&y + 4);
+      }
+    }
+  qct_ref_source src{s.src, data.data(), scales.empty() ? nullptr : scales.data(), M, K};
+  qct_ref_ragged rg{offBytes.data(), s.i64 ? 1 : 0, G, s.P, nullptr};
+  qct_kernel_args a;
+  std::memset(&a, 0, sizeof a);
+  a.M = M;
+  a.K = K;
+  a.G = s.ragged ? G : 0;
+  std::vector<CUdeviceptr> ptrs;
+  auto alloc = [&](size_t n) {
+    CUdeviceptr p;
+    CK(cuMemAlloc(&p, n + 16));
+    ptrs.push_back(p);
+    return p;
+  };
+  CUdeviceptr d = alloc(data.size());
+  CK(cuMemcpyHtoD(d, data.data(), data.size()));
+  a.src = (const void *)d;
+  double bytes = double(data.size() + scales.size());
+  if (!scales.empty()) {
+    CUdeviceptr ds = alloc(scales.size());
+    CK(cuMemcpyHtoD(ds, scales.data(), scales.size()));
+    a.src_scales = (const void *)ds;
+  }
+  CUdeviceptr de = alloc(4);
+  CK(cuMemsetD8(de, 0, 4));
+  a.error_flag = (unsigned int *)de;
+  if (s.ragged) {
+    CUdeviceptr doff = alloc(offBytes.size());
+    CK(cuMemcpyHtoD(doff, offBytes.data(), offBytes.size()));
+    a.offsets = (const void *)doff;
+    a.padded_offsets = (void *)alloc(offBytes.size());
+  }
+  char err[512];
+  for (size_t i = 0; i < s.outs.size(); ++i) {
+    const OutDesc &o = s.outs[i];
+    qct_ref_output ro{o.fmt, o.layout, o.scale, o.scaleLayout, o.viaBf16, nullptr, 0, nullptr, 0};
+    size_t db = 0, sb = 0;
+    if (qct_ref_output_sizes(&src, &ro, s.ragged ? &rg : nullptr, &db, &sb, err, sizeof err)) {
+      std::printf("sizes: %s\n", err);
+      std::exit(2);
+    }
+    a.out[i] = (void *)alloc(db);
+    if (sb)
+      a.out_scales[i] = (void *)alloc(sb);
+    bytes += double(db + sb);
+  }
+  unsigned gx, gy = 1, smem = 0;
+  if (!s.tile) {
+    gx = unsigned(std::max(cdiv(M * K, (long long)vecOf(s.src) * v.threads * v.knob), 1LL));
+  } else {
+    const long long TK = v.knob;
+    gx = unsigned(s.ragged ? cdiv(M + G * (s.P - 1), 128) + G : cdiv(M, 128));
+    gy = unsigned(cdiv(K, TK));
+    long long rowb = TK * elemBits(s.src) / 8;
+    long long scb = isMx(s.src) ? 4 * TK : (isFp8(s.src) ? 512 : 0);
+    smem = unsigned(128 * (rowb + 16) + scb + (s.ragged ? 32 * (G + 1) + 16 : 0));
+    if (smem > 48 * 1024)
+      CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem)));
+  }
+  void *params[] = {&a};
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  std::vector<float> ts;
+  for (int it = 0; it < 25; ++it) {
+    CK(cuEventRecord(e0, 0));
+    CK(cuLaunchKernel(fn, gx, gy, 1, unsigned(v.threads), 1, 1, smem, 0, params, nullptr));
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (it >= 5)
+      ts.push_back(ms);
+  }
+  std::sort(ts.begin(), ts.end());
+  usOut = ts[ts.size() / 2] * 1e3;
+  for (CUdeviceptr p : ptrs)
+    cuMemFree(p);
+  return bytes / (usOut * 1e-6) / 1e9;
+}
+
+double copyBandwidth() {
+  const size_t n = size_t(1) << 30;
+  CUdeviceptr a, b;
+  CK(cuMemAlloc(&a, n));
+  CK(cuMemAlloc(&b, n));
+  CK(cuMemsetD8(a, 1, n));
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  std::vector<float> ts;
+  for (int it = 0; it < 15; ++it) {
+    CK(cuEventRecord(e0, 0));
+    CK(cuMemcpyDtoD(b, a, n));
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (it >= 3)
+      ts.push_back(ms);
+  }
+  std::sort(ts.begin(), ts.end());
+  cuMemFree(a);
+  cuMemFree(b);
+  return 2.0 * double(n) / (ts[ts.size() / 2] * 1e-3) / 1e9;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -337,7 +463,11 @@ int main(int argc, char **argv) {
   CUcontext ctx;
   CK(cuDevicePrimaryCtxRetain(&ctx, dev));
   CK(cuCtxSetCurrent(ctx));
-  for (int i = 1; i < argc; ++i) {
+  const bool bench = argc > 1 && std::string(argv[1]) == "--bench";
+  const double copyGBs = bench ? copyBandwidth() : 0;
+  if (bench)
+    std::printf("copy bandwidth (1 GiB D2D, read+write): %.0f GB/s\n", copyGBs);
+  for (int i = bench ? 2 : 1; i < argc; ++i) {
     Variant v;
     v.path = argv[i];
     std::string base = v.path.substr(v.path.rfind('/') + 1);
@@ -356,6 +486,17 @@ int main(int argc, char **argv) {
     CK(cuModuleLoad(&mod, v.path.c_str()));
     CUfunction fn;
     CK(cuModuleGetFunction(&fn, mod, ("qct_" + v.sample).c_str()));
+    if (bench) {
+      double us;
+      const long long G = s->ragged ? 32 : 0;
+      const double gbs = benchCase(fn, *s, v, 32768, 7168, G, us);
+      std::printf("%-48s T%d/%-4d M=32768 K=7168%s: %8.1f us %6.0f GB/s %5.1f%% of copy\n",
+                  v.sample.c_str(), v.threads, v.knob, G ? " G=32" : "     ", us, gbs,
+                  100.0 * gbs / copyGBs);
+      std::fflush(stdout);
+      CK(cuModuleUnload(mod));
+      continue;
+    }
     const int before = failures;
     uint64_t seed = 1;
     // K multiple of 128 (every sample's blocks); M odd, 1, exact tiles.
