@@ -4,7 +4,7 @@ import os
 import lit.formats
 
 config.name = "qct"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest()  # the internal shell: LLVM 23+ lit drops the external one
 config.suffixes = [".mlir", ".json", ".jsonc", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(__file__)
