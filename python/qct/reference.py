@@ -82,6 +82,8 @@ def library() -> ctypes.CDLL:
         lib.qct_ref_decode.argtypes = (ctypes.c_int, vp, vp, sz) + err
         lib.qct_ref_encode.argtypes = (ctypes.c_int, vp, vp, sz) + err
         lib.qct_ref_div_f32.argtypes = (vp, vp, vp, sz) + err
+        lib.qct_ref_set_threads.argtypes = (ctypes.c_int,)
+        lib.qct_ref_set_threads.restype = ctypes.c_int
         _lib = lib
     return _lib
 
@@ -93,6 +95,12 @@ def _check(rc: int, buf: ctypes.Array) -> None:
 
 def _ptr(a: Optional[np.ndarray]) -> Optional[int]:
     return None if a is None else a.ctypes.data
+
+
+def set_threads(n: int) -> int:
+    """Threads convert() may use (process-wide, default 1); returns the previous value. The
+    output bits never depend on it."""
+    return int(library().qct_ref_set_threads(n))
 
 
 def decode(scalar: str, codes: np.ndarray) -> np.ndarray:

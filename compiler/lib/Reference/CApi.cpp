@@ -91,6 +91,8 @@ int qct_ref_convert(const qct_ref_source *src, const qct_ref_output *out,
   });
 }
 
+int qct_ref_set_threads(int n) { return setThreads(n); }
+
 int qct_ref_decode(int scalar, const void *codes, double *values, size_t n,
                    char *err, size_t err_len) {
   return guarded(err, err_len, [&]() -> std::string {

@@ -14,9 +14,11 @@
 #include "qct/Reference/Block.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace qct::ref {
@@ -445,6 +447,29 @@ private:
   std::vector<uint8_t> codes_;
 };
 
+std::atomic<int> gThreads{1};
+
+/// Runs fn over [0, n) split into contiguous ranges, one per thread. Every
+/// output line is computed alone and written to bytes no other line touches,
+/// so the result does not depend on the thread count.
+template <class Fn> void parallelFor(int64_t n, Fn &&fn) {
+  int64_t threads = std::min<int64_t>(gThreads.load(), n);
+  if (threads <= 1) {
+    fn(int64_t(0), n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  int64_t chunk = cdiv(n, threads);
+  for (int64_t i = 1; i < threads; ++i) {
+    int64_t begin = i * chunk, end = std::min(n, begin + chunk);
+    if (begin < end)
+      pool.emplace_back([&fn, begin, end] { fn(begin, end); });
+  }
+  fn(int64_t(0), std::min(n, chunk));
+  for (std::thread &t : pool)
+    t.join();
+}
+
 /// The unfused chain: every decoded value rounded to bf16 first (IEEE RNE,
 /// overflow to Inf, NaN to the canonical NaN).
 void roundThroughBf16(double *x, int64_t n) {
@@ -516,16 +541,18 @@ std::string convert(const qct_ref_source &src, const qct_ref_output &out,
     return "";
 
   const bool needSb = out.scale == QCT_REF_SCALE_ALIGNED;
-  LineWriter writer(src, out, p);
   if (!p.col) {
-    std::vector<double> x(static_cast<size_t>(K));
-    std::vector<uint8_t> sb(needSb ? size_t(K) : 0);
-    for (int64_t m = 0; m < M; ++m) {
-      decodeRange(src, m, 0, K, x.data(), 1, needSb ? sb.data() : nullptr);
-      if (out.via_bf16)
-        roundThroughBf16(x.data(), K);
-      writer.write(m, x.data(), needSb ? sb.data() : nullptr);
-    }
+    parallelFor(M, [&](int64_t begin, int64_t end) {
+      LineWriter writer(src, out, p);
+      std::vector<double> x(static_cast<size_t>(K));
+      std::vector<uint8_t> sb(needSb ? size_t(K) : 0);
+      for (int64_t m = begin; m < end; ++m) {
+        decodeRange(src, m, 0, K, x.data(), 1, needSb ? sb.data() : nullptr);
+        if (out.via_bf16)
+          roundThroughBf16(x.data(), K);
+        writer.write(m, x.data(), needSb ? sb.data() : nullptr);
+      }
+    });
     return "";
   }
   const int64_t T = std::min(kTile, K);
@@ -533,21 +560,26 @@ std::string convert(const qct_ref_source &src, const qct_ref_output &out,
   // doubles (M a multiple of 512) the decode's 32 store streams would all map
   // to the same L1 set and evict each other.
   const int64_t ld = M + 8;
-  std::vector<double> tile(size_t(T * ld));
-  std::vector<uint8_t> sbTile(needSb ? size_t(T * ld) : 0);
-  for (int64_t k0 = 0; k0 < K; k0 += T) {
-    int64_t t = std::min(T, K - k0);
-    for (int64_t m = 0; m < M; ++m)
-      decodeRange(src, m, k0, t, tile.data() + m, ld,
-                  needSb ? sbTile.data() + m : nullptr);
-    for (int64_t j = 0; j < t; ++j) {
-      double *x = tile.data() + j * ld;
-      if (out.via_bf16)
-        roundThroughBf16(x, M);
-      writer.write(k0 + j, x, needSb ? sbTile.data() + j * ld : nullptr);
+  parallelFor(cdiv(K, T), [&](int64_t begin, int64_t end) {
+    LineWriter writer(src, out, p);
+    std::vector<double> tile(size_t(T * ld));
+    std::vector<uint8_t> sbTile(needSb ? size_t(T * ld) : 0);
+    for (int64_t k0 = begin * T; k0 < std::min(K, end * T); k0 += T) {
+      int64_t t = std::min(T, K - k0);
+      for (int64_t m = 0; m < M; ++m)
+        decodeRange(src, m, k0, t, tile.data() + m, ld,
+                    needSb ? sbTile.data() + m : nullptr);
+      for (int64_t j = 0; j < t; ++j) {
+        double *x = tile.data() + j * ld;
+        if (out.via_bf16)
+          roundThroughBf16(x, M);
+        writer.write(k0 + j, x, needSb ? sbTile.data() + j * ld : nullptr);
+      }
     }
-  }
+  });
   return "";
 }
+
+int setThreads(int n) { return gThreads.exchange(n < 1 ? 1 : n); }
 
 } // namespace qct::ref

@@ -115,3 +115,16 @@ def test_policy_and_size_errors(ref, bf16_src) -> None:
         ref.convert_raw(bf16_src, out, None, d - 1, s)
     with pytest.raises(ref.ReferenceError, match="output.scales_bytes"):
         ref.convert_raw(bf16_src, out, None, d, s - 1)
+
+
+def test_threads_do_not_change_bits(ref, bf16_src) -> None:
+    rg = ref.Ragged(np.array([0, 37, 37, 165, 200, 300], np.int32), 128)
+    out = ref.Output("fp8_e4m3", "col", "amax", "mn_major")
+    one = ref.convert(bf16_src, out, rg)
+    previous = ref.set_threads(4)
+    try:
+        four = ref.convert(bf16_src, out, rg)
+    finally:
+        ref.set_threads(previous)
+    np.testing.assert_array_equal(one.data, four.data)
+    np.testing.assert_array_equal(one.scales, four.scales)

@@ -3,7 +3,7 @@
 // Not a test: prints the single-threaded time of one output for an
 // M x K bf16 source (default 32768 x 7168, the GPU tests' size) for the
 // outputs the GPU tests use most, so a slow path shows up before it makes
-// the GPU suite crawl.   qct_reference_bench [M K]
+// the GPU suite crawl.   qct_reference_bench [M K [threads]]
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,8 @@ int main(int argc, char **argv) {
     __builtin_memcpy(&u, &f, 4);
     v = uint16_t(u >> 16);
   }
+  if (argc > 3)
+    qct_ref_set_threads(std::atoi(argv[3]));
   qct_ref_source src{QCT_REF_BF16, x.data(), nullptr, M, K};
   struct Case {
     const char *name;

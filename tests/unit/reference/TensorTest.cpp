@@ -362,3 +362,40 @@ TEST(Tensor, Fp8SourceSpecialScales) {
 }
 
 } // namespace
+
+namespace {
+
+// qct_ref_set_threads only changes speed: outputs are bitwise identical for
+// any thread count, row and col, ragged, mn_major, aligned.
+TEST(Tensor, ThreadCountDoesNotChangeBits) {
+  const int M = 301, K = 256;
+  std::vector<uint8_t> data(M * K / 2), scales(M * K / 32);
+  std::mt19937 rng(9);
+  for (auto &v : data)
+    v = uint8_t(rng());
+  for (auto &v : scales)
+    v = uint8_t(100 + rng() % 60);
+  qct_ref_source src{QCT_REF_MXFP4, data.data(), scales.data(), M, K};
+  int64_t offs[4] = {0, 5, 5, M};
+  qct_ref_ragged rg{offs, 1, 3, 128, nullptr};
+  const qct_ref_output outs[] = {
+      makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_ALIGNED),
+      makeOutput(QCT_REF_MXFP4, QCT_REF_COL, QCT_REF_SCALE_RCEIL,
+                 QCT_REF_MN_MAJOR),
+      makeOutput(QCT_REF_FP8_E5M2, QCT_REF_ROW, QCT_REF_SCALE_AMAX),
+      makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE)};
+  for (const qct_ref_output &o : outs) {
+    for (const qct_ref_ragged *r :
+         {(const qct_ref_ragged *)nullptr, (const qct_ref_ragged *)&rg}) {
+      EXPECT_EQ(qct_ref_set_threads(1), 1);
+      Buffers one = run(src, o, r);
+      EXPECT_EQ(qct_ref_set_threads(7), 1);
+      Buffers seven = run(src, o, r);
+      EXPECT_EQ(qct_ref_set_threads(1), 7);
+      EXPECT_EQ(one.data, seven.data);
+      EXPECT_EQ(one.scales, seven.scales);
+    }
+  }
+}
+
+} // namespace

@@ -33,6 +33,10 @@ std::string outputSizes(const qct_ref_source &src, const qct_ref_output &out,
 std::string convert(const qct_ref_source &src, const qct_ref_output &out,
                     const qct_ref_ragged *ragged);
 
+/// Threads convert() may use (default 1; values below 1 mean 1). Returns the
+/// previous value. The output bits never depend on it.
+int setThreads(int n);
+
 } // namespace qct::ref
 
 #endif // QCT_REFERENCE_TENSOR_H

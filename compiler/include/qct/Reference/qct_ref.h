@@ -115,6 +115,11 @@ int qct_ref_output_sizes(const qct_ref_source *src, const qct_ref_output *out,
 int qct_ref_convert(const qct_ref_source *src, const qct_ref_output *out,
                     const qct_ref_ragged *ragged, char *err, size_t err_len);
 
+/* Threads qct_ref_convert may use, process-wide (default 1: the reference is
+ * single-threaded unless asked; n < 1 means 1). Output lines are independent,
+ * so the bits never depend on n. Returns the previous value. */
+int qct_ref_set_threads(int n);
+
 /* Decodes n codes of a scalar format to their exact values (NaN and Inf as
  * IEEE doubles; e8m0 0xFF is NaN). codes has the element type of the format
  * (see qct_ref_scalar). */
