@@ -72,6 +72,11 @@ def library() -> ctypes.CDLL:
             lib = ctypes.CDLL(str(path))
         except OSError as e:
             raise ReferenceUnavailable(f"{path}: {e}") from e
+        for name in ("qct_ref_output_sizes", "qct_ref_convert", "qct_ref_decode",
+                     "qct_ref_encode", "qct_ref_div_f32", "qct_ref_set_threads"):
+            if not hasattr(lib, name):
+                raise ReferenceUnavailable(
+                    f"{path} lacks {name}: it is older than this binding; rebuild `qct_reference`")
         err = (ctypes.c_char_p, ctypes.c_size_t)
         vp, sz = ctypes.c_void_p, ctypes.c_size_t
         lib.qct_ref_output_sizes.argtypes = (ctypes.POINTER(_Source), ctypes.POINTER(_Output),
