@@ -170,7 +170,9 @@ def _aligned_elements(mag: Any, negative: Any, factor: Any, nan_block: Any) -> A
     torch = _torch()
     v = mag * factor.to(torch.bfloat16)
     v = torch.where(negative, -v, v)
-    q = v.to(torch.float8_e4m3fn).view(torch.uint8)
+    # Cast from fp32, not bf16: Inductor's (Triton's) direct bf16 -> e4m3 conversion rounds e4m3
+    # subnormals differently (seen on an H200, torch 2.11); fp32 -> e4m3 is cvt.rn.satfinite.
+    q = v.float().to(torch.float8_e4m3fn).view(torch.uint8)
     return torch.where(nan_block, torch.full_like(q, 0x7F), q)
 
 
