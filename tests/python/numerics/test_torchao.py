@@ -4,7 +4,8 @@ with us exactly. Runs where torch and torchao import; skips with a message elsew
 Compared on finite bf16 inputs with wide exponent spreads: scale bytes and element codes of
 mxfp4 / mxfp8_e4m3 / mxfp8_e5m2, row layout (torchao blocks along the last dimension). Blocks with
 NaN/Inf are excluded for elements: torchao's RCEIL path writes NaN elements there, where the
-contract writes code 0 (docs/numerics.md, known differences)."""
+contract writes code 0; and blocks whose scale byte is 0, see below (docs/numerics.md, known
+differences)."""
 
 from __future__ import annotations
 
@@ -51,4 +52,11 @@ def test_to_mx_agrees(ref, fmt: str, mode: str) -> None:
     ours = ref.convert(src, ref.Output(fmt, "row", mode.lower()))
     np.testing.assert_array_equal(ours.scales, scale.view(torch.uint8).reshape(-1).numpy())
     theirs = data.view(torch.uint8).reshape(-1).numpy()
-    np.testing.assert_array_equal(ours.data, theirs)
+    # Known difference: for a block whose scale byte clamps to 0 (amax below max_elem * 2^-127)
+    # torchao, like Transformer Engine's exp2f_rcp, multiplies the elements by 1.0 instead of by
+    # 2^127; the contract divides by the block scale 2^-127 exactly. Compare every other block.
+    bytes_per_block = 16 if fmt == "mxfp4" else 32
+    block_scale = np.repeat(ours.scales, bytes_per_block)
+    agree = block_scale != 0
+    assert agree.mean() > 0.8
+    np.testing.assert_array_equal(ours.data[agree], theirs[agree])
