@@ -1,0 +1,320 @@
+"""Tuned schedules: which legal schedule (docs/kernel-abi.md, "Schedule knobs") runs a kernel
+fastest, per spec, shape bucket and GPU; where `qct tune` keeps its measurements; and
+`best_schedule` / `tuned_load`, which pick a schedule for a launch.
+
+Key: (spec hash, M bucket, exact K, group bucket, GPU name). M is rounded up to a power of two
+(M = 20000 and M = 32768 share the bucket 32768), because the knobs trade CTA count against work
+per CTA and that trade moves with the order of magnitude of M, not with its exact value. K is kept
+exact: it fixes the row length, so alignment and the tile-K split. Groups (ragged kernels) are
+rounded up to a power of two the same way; 0 for dense kernels.
+
+Files (the same JSON format for both, reviewable, keys sorted):
+- the cache: <cache folder>/tuning/tuning.json, the cache folder resolved as the runtime resolves
+  it: QCT_CACHE_DIR, else $XDG_CACHE_HOME/qct, else ~/.cache/qct (docs/runtime.md). `qct tune`
+  writes every config's result there as soon as it is measured, so an interrupted run resumes.
+- the repository: specs/tuning/*.json, written by `qct tune --export specs/tuning/h200.json` and
+  reviewed like code.
+
+Lookup order in best_schedule: the cache, then the repository's files, then `heuristic_schedule`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from qct.env import REPO_ROOT
+
+FORMAT_VERSION = 1
+REPO_TUNING_DIR = REPO_ROOT / "specs" / "tuning"
+# Hopper H100/H200 have 132 SMs; the heuristic wants at least two CTAs per SM in flight.
+DEFAULT_SM_COUNT = 132
+MIN_CTAS_PER_SM = 2
+
+Schedule = dict[str, int]
+
+
+# --- Keys -----------------------------------------------------------------------------------------
+
+def pow2_bucket(n: int) -> int:
+    """n rounded up to a power of two (0 stays 0: dense kernels have no groups)."""
+    if n <= 0:
+        return 0
+    return 1 << max(0, math.ceil(math.log2(n)))
+
+
+@dataclass(frozen=True)
+class TuningKey:
+    spec_hash: str
+    m_bucket: int
+    K: int
+    groups_bucket: int
+    gpu: str
+
+    @staticmethod
+    def of(meta: Mapping[str, Any], M: int, K: int, groups: int, gpu: str) -> "TuningKey":
+        ragged = meta["spec"].get("ragged") is not None
+        return TuningKey(meta["spec_hash"], pow2_bucket(max(M, 1)), K,
+                         pow2_bucket(max(groups, 1)) if ragged else 0, gpu)
+
+    def text(self) -> str:
+        return f"{self.spec_hash[:16]}/{self.gpu}/M<={self.m_bucket}/K={self.K}/G<={self.groups_bucket}"
+
+
+def schedule_label(schedule: Iterable[tuple[str, int]] | Mapping[str, int]) -> str:
+    items = schedule.items() if isinstance(schedule, Mapping) else schedule
+    return ",".join(f"{k}={v}" for k, v in sorted(items))
+
+
+def parse_label(label: str) -> Schedule:
+    if not label:
+        return {}
+    return {k: int(v) for k, v in (item.split("=", 1) for item in label.split(","))}
+
+
+def is_legal(meta: Mapping[str, Any], schedule: Mapping[str, int]) -> bool:
+    knobs = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
+    return set(schedule) == set(knobs) and all(schedule[k] in knobs[k] for k in knobs)
+
+
+# --- The file -------------------------------------------------------------------------------------
+
+def cache_dir() -> Path:
+    """The runtime's cache folder (runtime/lib/Env.cpp defaultCacheDir, same order)."""
+    for name, suffix in (("QCT_CACHE_DIR", ""), ("XDG_CACHE_HOME", "qct")):
+        value = os.environ.get(name)
+        if value:
+            return Path(value) / suffix if suffix else Path(value)
+    home = os.environ.get("HOME")
+    return Path(home) / ".cache" / "qct" if home else Path("/tmp/qct-cache")
+
+
+def cache_file() -> Path:
+    return cache_dir() / "tuning" / "tuning.json"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+class TuningFile:
+    """One tuning JSON document: {"format_version", "entries": {key text: entry}}.
+
+    An entry: kernel, key fields, "configs" {schedule label: result} and "best" (the fastest config
+    that compiled and verified, or null). A result is {"status": "ok", "median_us", "min_us",
+    "iters"} or {"status": "compile_failed" | "verify_failed" | "launch_failed", "error"}."""
+
+    def __init__(self, path: Path, document: dict[str, Any] | None = None):
+        self.path = path
+        self.document = document or {"format_version": FORMAT_VERSION, "entries": {}}
+
+    @staticmethod
+    def read(path: Path) -> "TuningFile":
+        if not path.is_file():
+            return TuningFile(path)
+        document = json.loads(path.read_text())
+        if document.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"{path}: tuning format_version {document.get('format_version')}, "
+                             f"expected {FORMAT_VERSION}")
+        document.setdefault("entries", {})
+        return TuningFile(path, document)
+
+    @property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        return self.document["entries"]
+
+    def entry(self, key: TuningKey, kernel: str = "") -> dict[str, Any]:
+        return self.entries.setdefault(key.text(), {
+            "kernel": kernel, "spec_hash": key.spec_hash, "gpu": key.gpu,
+            "m_bucket": key.m_bucket, "K": key.K, "groups_bucket": key.groups_bucket,
+            "configs": {}, "best": None})
+
+    def write(self) -> None:
+        """Atomic replace, so an interrupt never leaves half a file."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.document, indent=2, sort_keys=True) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".tuning-", dir=self.path.parent)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, self.path)
+
+    def best(self, key: TuningKey) -> Schedule | None:
+        entry = self.entries.get(key.text())
+        if not entry or not entry.get("best"):
+            return None
+        return dict(entry["best"]["schedule"])
+
+
+def choose_best(configs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The fastest config by median among those that compiled and verified (ties: lower min)."""
+    ok = [(r["median_us"], r.get("min_us", r["median_us"]), label)
+          for label, r in configs.items() if r.get("status") == "ok"]
+    if not ok:
+        return None
+    median, _min, label = min(ok)
+    return {"schedule": parse_label(label), "median_us": median}
+
+
+# --- Tuning (the measuring itself is injected: the command passes GPU timing, tests fakes) --------
+
+@dataclass
+class ConfigResult:
+    status: str                   # ok | compile_failed | verify_failed | launch_failed
+    median_us: float = 0.0
+    min_us: float = 0.0
+    iters: int = 0
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        if self.status == "ok":
+            return {"status": "ok", "median_us": round(self.median_us, 3),
+                    "min_us": round(self.min_us, 3), "iters": self.iters, "measured": _now()}
+        return {"status": self.status, "error": self.error[:500], "measured": _now()}
+
+
+def tune(store: TuningFile, key: TuningKey, kernel: str, schedules: Iterable[tuple[tuple[str, int], ...]],
+         measure: Callable[[Schedule], ConfigResult], *, force: bool = False,
+         progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Measures every schedule not yet measured for this key (all of them with force), writing the
+    file after each one; returns the entry with its best. Failed configs are kept, never chosen."""
+    entry = store.entry(key, kernel)
+    entry["kernel"] = kernel or entry.get("kernel", "")
+    all_schedules = list(schedules)
+    for i, schedule in enumerate(all_schedules, 1):
+        label = schedule_label(schedule)
+        prefix = f"[{i}/{len(all_schedules)}] {label or 'default'}"
+        if label in entry["configs"] and not force:
+            progress(f"{prefix}: measured before ({_describe(entry['configs'][label])}), skipped")
+            continue
+        result = measure(dict(schedule))
+        entry["configs"][label] = result.to_json()
+        entry["best"] = choose_best(entry["configs"])
+        entry["updated"] = _now()
+        store.write()
+        progress(f"{prefix}: {_describe(entry['configs'][label])}")
+    entry["best"] = choose_best(entry["configs"])
+    store.write()
+    return entry
+
+
+def _describe(result: Mapping[str, Any]) -> str:
+    if result.get("status") == "ok":
+        return f"{result['median_us']:.1f} us"
+    return f"{result.get('status')}: {result.get('error', '')[:120]}"
+
+
+def export(cache: TuningFile, destination: Path) -> int:
+    """Merges the cache's entries into a repository file (entries of other keys there are kept);
+    returns how many entries were written."""
+    target = TuningFile.read(destination)
+    for text, entry in cache.entries.items():
+        target.entries[text] = entry
+    target.document["exported"] = _now()
+    target.write()
+    return len(cache.entries)
+
+
+# --- Choosing a schedule for a launch -------------------------------------------------------------
+
+def repository_files(directory: Path = REPO_TUNING_DIR) -> list[TuningFile]:
+    return [TuningFile.read(p) for p in sorted(directory.glob("*.json"))] if directory.is_dir() else []
+
+
+def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
+                       sm_count: int = DEFAULT_SM_COUNT) -> Schedule:
+    """The untuned choice: the knobs' defaults (chosen by the device library for large shapes),
+    except that when the grid would give fewer than two CTAs per SM, less work per CTA is taken
+    (smaller QCT_UNROLL / QCT_TILE_K first, then fewer QCT_THREADS) until it does or nothing
+    smaller is legal. Small tensors are latency-bound: more CTAs put more loads in flight."""
+    from qct.bench.floor import eval_shape
+
+    knobs = meta["schedule"]["knobs"]
+    schedule = {k["name"]: int(k["default"]) for k in knobs}
+    grid = meta.get("launch", {}).get("grid")
+    if not grid:
+        return schedule
+
+    def ctas(s: Schedule) -> int:
+        try:
+            return math.prod(eval_shape(g, M, K, groups, s) for g in grid)
+        except (ValueError, KeyError):
+            return 0
+
+    order = [n for n in ("QCT_UNROLL", "QCT_TILE_K", "QCT_THREADS") if n in schedule]
+    values = {k["name"]: sorted(k["values"]) for k in knobs}
+    for name in order:
+        while ctas(schedule) < MIN_CTAS_PER_SM * sm_count:
+            smaller = [v for v in values[name] if v < schedule[name]]
+            if not smaller:
+                break
+            trial = {**schedule, name: smaller[-1]}
+            if ctas(trial) <= ctas(schedule):  # this knob does not shape the grid
+                break
+            schedule = trial
+    return schedule
+
+
+def best_schedule(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None, groups: int = 0,
+                  *, cache: TuningFile | None = None,
+                  repository: list[TuningFile] | None = None) -> Schedule | None:
+    """The schedule to launch this kernel with at [M, K] on this GPU: tuned in the cache, else
+    tuned in specs/tuning/*.json, else heuristic_schedule. None only for a kernel without knobs.
+    A stored schedule that is no longer legal for the metadata is ignored."""
+    if not meta["schedule"]["knobs"]:
+        return None
+    if gpu_name:
+        key = TuningKey.of(meta, M, K, groups, gpu_name)
+        sources = [cache if cache is not None else _read_cache()] + \
+            (repository if repository is not None else repository_files())
+        for source in sources:
+            found = source.best(key) if source is not None else None
+            if found is not None and is_legal(meta, found):
+                return found
+    return heuristic_schedule(meta, M, K, groups)
+
+
+def _read_cache() -> TuningFile | None:
+    try:
+        return TuningFile.read(cache_file())
+    except (OSError, ValueError):
+        return None  # an unreadable cache never stops a launch
+
+
+def current_gpu_name() -> str | None:
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return str(torch.cuda.get_device_name(torch.cuda.current_device()))
+    except ImportError:
+        pass
+    return None
+
+
+def read_metadata(path: Path) -> dict[str, Any] | None:
+    """The metadata of a generated kernel (.cu or metadata .json); None for a spec."""
+    path = Path(path)
+    candidate = path.with_suffix(".json") if path.suffix == ".cu" else path
+    try:
+        document = json.loads(candidate.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return document if "entry" in document and "buffers" in document else None
+
+
+def tuned_load(path: str | Path, M: int, K: int, groups: int = 0, *,
+               gpu_name: str | None = None, **load_options: Any) -> Any:
+    """qct.runtime.load with the schedule best_schedule picks for [M, K] on this GPU."""
+    from qct import runtime
+
+    meta = read_metadata(Path(path))
+    if meta is None:  # a spec: compile once to learn its metadata (the runtime caches the binary)
+        meta = runtime.load(path, **load_options).metadata
+    gpu = gpu_name or current_gpu_name()
+    return runtime.load(path, schedule=best_schedule(meta, M, K, gpu, groups), **load_options)

@@ -1,0 +1,224 @@
+"""qct.tuning without a GPU: bucket keys, the cache folder, persistence and resume, failed configs
+never chosen, best selection, export, best_schedule's lookup order and the heuristic. Timings are
+injected fakes; nothing here measures anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qct import tuning
+
+REPO = Path(__file__).resolve().parents[2]
+GPU = "NVIDIA H200"
+
+
+def _meta(name: str = "bf16_to_mxfp4_row") -> dict:
+    path = REPO / "generated" / f"{name}.json"
+    if not path.is_file():
+        pytest.skip(f"{path} not generated")
+    return json.loads(path.read_text())
+
+
+def _schedules(meta: dict) -> list[tuple[tuple[str, int], ...]]:
+    from qct import verify
+
+    return list(verify.schedules(meta))
+
+
+def _fake(times: dict[str, float], failing: dict[str, str] | None = None, calls: list | None = None):
+    """A measure function: median from `times` by label, or a failure status from `failing`."""
+    def measure(schedule: dict[str, int]) -> tuning.ConfigResult:
+        label = tuning.schedule_label(schedule)
+        if calls is not None:
+            calls.append(label)
+        if failing and label in failing:
+            return tuning.ConfigResult(failing[label], error=f"fake {failing[label]}")
+        return tuning.ConfigResult("ok", times[label], times[label] * 0.98, 20)
+    return measure
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("QCT_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+# --- keys -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,bucket", [(0, 0), (1, 1), (2, 2), (3, 4), (2048, 2048), (2049, 4096),
+                                      (20000, 32768), (32768, 32768), (131071, 131072)])
+def test_pow2_bucket(n: int, bucket: int) -> None:
+    assert tuning.pow2_bucket(n) == bucket
+
+
+def test_key_buckets_m_keeps_k_exact_and_groups_only_for_ragged() -> None:
+    dense = _meta()
+    a = tuning.TuningKey.of(dense, 20000, 7168, 0, GPU)
+    b = tuning.TuningKey.of(dense, 32768, 7168, 8, GPU)
+    assert a == b and a.m_bucket == 32768 and a.groups_bucket == 0
+    assert tuning.TuningKey.of(dense, 20000, 7040, 0, GPU) != a           # K exact
+    assert tuning.TuningKey.of(dense, 20000, 7168, 0, "NVIDIA H100") != a  # GPU
+    ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
+    g = tuning.TuningKey.of(ragged, 32768, 7168, 200, GPU)
+    assert g.groups_bucket == 256 and g.spec_hash == ragged["spec_hash"]
+    assert a.text().startswith(dense["spec_hash"][:16])
+
+
+def test_cache_dir_resolves_like_the_runtime(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("QCT_CACHE_DIR", str(tmp_path / "explicit"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tuning.cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("QCT_CACHE_DIR")
+    assert tuning.cache_dir() == tmp_path / "xdg" / "qct"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert tuning.cache_dir() == tmp_path / "home" / ".cache" / "qct"
+    assert tuning.cache_file() == tmp_path / "home" / ".cache" / "qct" / "tuning" / "tuning.json"
+
+
+# --- tuning, persistence, resume -------------------------------------------------------------------
+
+def test_best_is_fastest_that_passed_and_failures_are_kept(cache_dir: Path) -> None:
+    meta = _meta()
+    schedules = _schedules(meta)
+    labels = [tuning.schedule_label(s) for s in schedules]
+    times = {label: 100.0 + i for i, label in enumerate(labels)}
+    # The two fastest fail: one does not compile, one does not verify. Neither may be chosen.
+    failing = {labels[0]: "compile_failed", labels[1]: "verify_failed"}
+    store = tuning.TuningFile.read(tuning.cache_file())
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    entry = tuning.tune(store, key, meta["name"], schedules, _fake(times, failing))
+    assert entry["best"]["schedule"] == tuning.parse_label(labels[2])
+    assert entry["best"]["median_us"] == times[labels[2]]
+    assert entry["configs"][labels[0]]["status"] == "compile_failed"
+    assert entry["configs"][labels[1]]["status"] == "verify_failed"
+    assert len(entry["configs"]) == len(labels)
+    # Written to disk, readable back, and best_schedule finds it there.
+    again = tuning.TuningFile.read(tuning.cache_file())
+    assert again.best(key) == tuning.parse_label(labels[2])
+    assert tuning.best_schedule(meta, 30000, 7168, GPU, repository=[]) == tuning.parse_label(labels[2])
+
+
+def test_resume_after_interrupt_skips_measured_configs(cache_dir: Path) -> None:
+    meta = _meta()
+    schedules = _schedules(meta)
+    labels = [tuning.schedule_label(s) for s in schedules]
+    times = {label: 50.0 + (i * 7) % 5 for i, label in enumerate(labels)}
+    key = tuning.TuningKey.of(meta, 2048, 2048, 0, GPU)
+
+    class Interrupt(Exception):
+        pass
+
+    calls: list[str] = []
+    inner = _fake(times, calls=calls)
+
+    def interrupted(schedule: dict[str, int]) -> tuning.ConfigResult:
+        if len(calls) == 3:
+            raise Interrupt  # as if Ctrl-C arrived during the fourth config
+        return inner(schedule)
+
+    with pytest.raises(Interrupt):
+        tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules,
+                    interrupted)
+    saved = tuning.TuningFile.read(tuning.cache_file()).entries[key.text()]["configs"]
+    assert sorted(saved) == sorted(labels[:3])  # each finished config was written as it completed
+
+    calls.clear()
+    entry = tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules,
+                        _fake(times, calls=calls))
+    assert calls == labels[3:]  # only the missing ones were measured
+    assert len(entry["configs"]) == len(labels)
+    best_label = min(labels, key=lambda lab: (times[lab], times[lab] * 0.98, lab))
+    assert entry["best"]["schedule"] == tuning.parse_label(best_label)
+
+    calls.clear()
+    tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules,
+                _fake(times, calls=calls), force=True)
+    assert calls == labels  # --force measures everything again
+
+
+def test_no_passing_config_means_no_best(cache_dir: Path) -> None:
+    meta = _meta()
+    schedules = _schedules(meta)
+    failing = {tuning.schedule_label(s): "verify_failed" for s in schedules}
+    key = tuning.TuningKey.of(meta, 4096, 2048, 0, GPU)
+    entry = tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules,
+                        _fake({}, failing))
+    assert entry["best"] is None
+    assert tuning.best_schedule(meta, 4096, 2048, GPU, repository=[]) == \
+        tuning.heuristic_schedule(meta, 4096, 2048)
+
+
+# --- export and lookup order ------------------------------------------------------------------------
+
+def test_export_format_and_merge(cache_dir: Path, tmp_path: Path) -> None:
+    meta = _meta()
+    schedules = _schedules(meta)
+    times = {tuning.schedule_label(s): 10.0 + i for i, s in enumerate(schedules)}
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules, _fake(times))
+    destination = tmp_path / "repo" / "specs" / "tuning" / "h200.json"
+    destination.parent.mkdir(parents=True)
+    other = {"format_version": 1, "entries": {"someone/else": {"best": None, "configs": {}}}}
+    destination.write_text(json.dumps(other))
+    n = tuning.export(tuning.TuningFile.read(tuning.cache_file()), destination)
+    assert n == 1
+    text = destination.read_text()
+    document = json.loads(text)
+    assert document["format_version"] == tuning.FORMAT_VERSION
+    assert set(document["entries"]) == {"someone/else", key.text()}  # merged, not replaced
+    entry = document["entries"][key.text()]
+    for field in ("kernel", "spec_hash", "gpu", "m_bucket", "K", "groups_bucket", "configs", "best"):
+        assert field in entry
+    assert entry["kernel"] == meta["name"] and entry["gpu"] == GPU
+    assert text == json.dumps(document, indent=2, sort_keys=True) + "\n"  # stable, reviewable
+    # The repository file is consulted when the cache has nothing for the key.
+    repo = tuning.TuningFile.read(destination)
+    empty = tuning.TuningFile(tmp_path / "none.json")
+    assert tuning.best_schedule(meta, 32768, 7168, GPU, cache=empty, repository=[repo]) == \
+        entry["best"]["schedule"]
+
+
+def test_cache_wins_over_repository_and_illegal_schedules_are_ignored(tmp_path: Path) -> None:
+    meta = _meta()
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+
+    def file_with(schedule: dict[str, int], name: str) -> tuning.TuningFile:
+        f = tuning.TuningFile(tmp_path / name)
+        f.entry(key, meta["name"])["best"] = {"schedule": schedule, "median_us": 1.0}
+        return f
+
+    cached = file_with({"QCT_THREADS": 512, "QCT_UNROLL": 4}, "cache.json")
+    repo = file_with({"QCT_THREADS": 128, "QCT_UNROLL": 1}, "repo.json")
+    assert tuning.best_schedule(meta, 32768, 7168, GPU, cache=cached, repository=[repo]) == \
+        {"QCT_THREADS": 512, "QCT_UNROLL": 4}
+    stale = file_with({"QCT_THREADS": 1024, "QCT_UNROLL": 4}, "stale.json")  # not a legal value
+    assert tuning.best_schedule(meta, 32768, 7168, GPU, cache=stale, repository=[repo]) == \
+        {"QCT_THREADS": 128, "QCT_UNROLL": 1}
+    # Another GPU, or no GPU known: the heuristic.
+    assert tuning.best_schedule(meta, 32768, 7168, "NVIDIA H100", cache=cached, repository=[repo]) \
+        == tuning.heuristic_schedule(meta, 32768, 7168)
+    assert tuning.best_schedule(meta, 32768, 7168, None, cache=cached, repository=[repo]) == \
+        tuning.heuristic_schedule(meta, 32768, 7168)
+
+
+def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> None:
+    row = _meta()
+    defaults = {k["name"]: k["default"] for k in row["schedule"]["knobs"]}
+    assert tuning.heuristic_schedule(row, 32768, 7168) == defaults
+    small = tuning.heuristic_schedule(row, 16, 2048)
+    assert tuning.is_legal(row, small)
+    assert small["QCT_UNROLL"] < defaults["QCT_UNROLL"]
+    tile = _meta("mxfp4_to_fp8_e4m3_col")
+    # QCT_THREADS does not change a tile kernel's grid, so the heuristic leaves it alone.
+    assert tuning.heuristic_schedule(tile, 1, 2048)["QCT_THREADS"] == \
+        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_THREADS"]
+
+
+def test_read_metadata_for_kernels_not_specs() -> None:
+    assert tuning.read_metadata(REPO / "generated" / "bf16_to_mxfp4_row.cu")["name"] == \
+        "bf16_to_mxfp4_row"
+    assert tuning.read_metadata(REPO / "specs" / "bf16_to_mxfp4_row.json") is None
