@@ -3,9 +3,10 @@
 // Plan first (validate every argument, size every buffer, place every ragged
 // group), write second: nothing is stored until the whole plan is known to be
 // in bounds. The work is straight loops over plain arrays: a row output
-// decodes one source row at a time; a col output decodes a panel of kTile
-// features for all M tokens into a transposed buffer, so both the source
-// reads and the quantizer's line reads are sequential.
+// decodes one source row at a time; a col output gathers the raw codes of a
+// panel of kTile features for all M tokens into a small transposed buffer,
+// then decodes and writes one feature at a time, so the source is read once
+// and the quantizer's lines are sequential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -352,6 +353,108 @@ void decodeRange(const qct_ref_source &src, int64_t m, int64_t k0, int64_t n,
   }
 }
 
+/// Col panels: the source's raw codes of features [k0, k0 + t), transposed
+/// to [t][ld] (so the strided stores are 2 or 4 bytes, and a 32-feature panel
+/// of a 32768-token tensor stays in L2), and each token's block scale (MX byte
+/// or f32 bits). k0 is a multiple of t = 32, so a panel row lies in one source
+/// block (32 for MX, 128 for FP8).
+template <class Raw>
+void gatherPanel(const qct_ref_source &src, int64_t k0, int64_t t, Raw *tile,
+                 int64_t ld, uint32_t *scaleLine) {
+  const int64_t M = src.M, K = src.K;
+  const uint8_t *bytes = static_cast<const uint8_t *>(src.data);
+  switch (src.format) {
+  case QCT_REF_BF16:
+  case QCT_REF_FP16:
+    for (int64_t m = 0; m < M; ++m) {
+      const uint16_t *p = static_cast<const uint16_t *>(src.data) + m * K + k0;
+      for (int64_t j = 0; j < t; ++j)
+        tile[j * ld + m] = p[j];
+    }
+    return;
+  case QCT_REF_FP32:
+    for (int64_t m = 0; m < M; ++m) {
+      const uint32_t *p = static_cast<const uint32_t *>(src.data) + m * K + k0;
+      for (int64_t j = 0; j < t; ++j)
+        tile[j * ld + m] = Raw(p[j]);
+    }
+    return;
+  case QCT_REF_MXFP4:
+    for (int64_t m = 0; m < M; ++m) {
+      const uint8_t *row = bytes + m * (K / 2);
+      for (int64_t j = 0; j < t; ++j) {
+        int64_t k = k0 + j;
+        tile[j * ld + m] = (row[k >> 1] >> ((k & 1) * 4)) & 0xF;
+      }
+      scaleLine[m] =
+          static_cast<const uint8_t *>(src.scales)[m * (K / 32) + k0 / 32];
+    }
+    return;
+  case QCT_REF_MXFP8_E4M3:
+  case QCT_REF_MXFP8_E5M2:
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t j = 0; j < t; ++j)
+        tile[j * ld + m] = bytes[m * K + k0 + j];
+      scaleLine[m] =
+          static_cast<const uint8_t *>(src.scales)[m * (K / 32) + k0 / 32];
+    }
+    return;
+  default: // FP8 1x128
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t j = 0; j < t; ++j)
+        tile[j * ld + m] = bytes[m * K + k0 + j];
+      float sc =
+          static_cast<const float *>(src.scales)[m * (K / 128) + k0 / 128];
+      scaleLine[m] = bitsOfF32(sc);
+    }
+    return;
+  }
+}
+
+/// Decodes one panel row (feature) of raw codes to exact values, and for MX
+/// sources each token's scale byte to sb (may be null); the same values as
+/// decodeRange.
+template <class Raw>
+void decodePanelRow(const qct_ref_source &src, const Raw *codes,
+                    const uint32_t *scaleLine, int64_t M, double *out,
+                    uint8_t *sb) {
+  const Tables &t = tables();
+  switch (src.format) {
+  case QCT_REF_BF16:
+    for (int64_t m = 0; m < M; ++m)
+      out[m] = decodeBF16(uint16_t(codes[m]));
+    return;
+  case QCT_REF_FP16:
+    for (int64_t m = 0; m < M; ++m)
+      out[m] = t.fp16[codes[m]];
+    return;
+  case QCT_REF_FP32:
+    for (int64_t m = 0; m < M; ++m)
+      out[m] = decodeFP32(uint32_t(codes[m]));
+    return;
+  case QCT_REF_MXFP4:
+  case QCT_REF_MXFP8_E4M3:
+  case QCT_REF_MXFP8_E5M2: {
+    const double *tab = src.format == QCT_REF_MXFP4        ? t.e2m1
+                        : src.format == QCT_REF_MXFP8_E4M3 ? t.e4m3
+                                                           : t.e5m2;
+    for (int64_t m = 0; m < M; ++m) {
+      uint8_t b = uint8_t(scaleLine[m]);
+      out[m] = mxValue(tab[codes[m]], b, t.e8m0);
+      if (sb)
+        sb[m] = b;
+    }
+    return;
+  }
+  default: {
+    const double *tab = src.format == QCT_REF_FP8_E4M3 ? t.e4m3 : t.e5m2;
+    for (int64_t m = 0; m < M; ++m)
+      out[m] = fp8Value(tab[codes[m]], f32FromBits(scaleLine[m]));
+    return;
+  }
+  }
+}
+
 /// Writes one output row (a source row for `row`, a feature for `col`).
 class LineWriter {
 public:
@@ -489,6 +592,36 @@ void fillPadding(const qct_ref_output &out, const Plan &p) {
   }
 }
 
+/// The col path: panels of T features, each gathered once from the source
+/// and then written one feature (output row) at a time.
+template <class Raw>
+void convertCol(const qct_ref_source &src, const qct_ref_output &out,
+                const Plan &p, int64_t T, bool needSb) {
+  const int64_t M = src.M, K = src.K;
+  // Panel rows 64 bytes apart modulo 4 KiB: with a stride of exactly M codes
+  // (M a multiple of 2048) the gather's 32 store streams would all map to the
+  // same L1 set and evict each other.
+  const int64_t ld = M + 64 / int64_t(sizeof(Raw));
+  parallelFor(cdiv(K, T), [&](int64_t begin, int64_t end) {
+    LineWriter writer(src, out, p);
+    std::vector<Raw> tile(size_t(T * ld));
+    std::vector<uint32_t> scaleLine(static_cast<size_t>(M));
+    std::vector<double> x(static_cast<size_t>(M));
+    std::vector<uint8_t> sb(needSb ? size_t(M) : 0);
+    for (int64_t k0 = begin * T; k0 < std::min(K, end * T); k0 += T) {
+      int64_t t = std::min(T, K - k0);
+      gatherPanel(src, k0, t, tile.data(), ld, scaleLine.data());
+      for (int64_t j = 0; j < t; ++j) {
+        decodePanelRow(src, tile.data() + j * ld, scaleLine.data(), M, x.data(),
+                       needSb ? sb.data() : nullptr);
+        if (out.via_bf16)
+          roundThroughBf16(x.data(), M);
+        writer.write(k0 + j, x.data(), needSb ? sb.data() : nullptr);
+      }
+    }
+  });
+}
+
 } // namespace
 
 std::string outputSizes(const qct_ref_source &src, const qct_ref_output &out,
@@ -556,27 +689,10 @@ std::string convert(const qct_ref_source &src, const qct_ref_output &out,
     return "";
   }
   const int64_t T = std::min(kTile, K);
-  // Rows of the panel 64 bytes apart modulo 4 KiB: with a stride of exactly M
-  // doubles (M a multiple of 512) the decode's 32 store streams would all map
-  // to the same L1 set and evict each other.
-  const int64_t ld = M + 8;
-  parallelFor(cdiv(K, T), [&](int64_t begin, int64_t end) {
-    LineWriter writer(src, out, p);
-    std::vector<double> tile(size_t(T * ld));
-    std::vector<uint8_t> sbTile(needSb ? size_t(T * ld) : 0);
-    for (int64_t k0 = begin * T; k0 < std::min(K, end * T); k0 += T) {
-      int64_t t = std::min(T, K - k0);
-      for (int64_t m = 0; m < M; ++m)
-        decodeRange(src, m, k0, t, tile.data() + m, ld,
-                    needSb ? sbTile.data() + m : nullptr);
-      for (int64_t j = 0; j < t; ++j) {
-        double *x = tile.data() + j * ld;
-        if (out.via_bf16)
-          roundThroughBf16(x, M);
-        writer.write(k0 + j, x, needSb ? sbTile.data() + j * ld : nullptr);
-      }
-    }
-  });
+  if (src.format == QCT_REF_FP32)
+    convertCol<uint32_t>(src, out, p, T, needSb);
+  else
+    convertCol<uint16_t>(src, out, p, T, needSb);
   return "";
 }
 
