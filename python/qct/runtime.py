@@ -156,8 +156,9 @@ def _tensor(name: str, ptr: int, dtype: str, shape: tuple[int, ...],
         t.shape[i] = d
     if strides is not None:
         if strides == (0,) * len(shape) and len(shape):
-            # All-zero means "contiguous" in the C ABI; only a broadcast gives zeros here.
-            if any(d > 1 for d in shape):
+            # All-zero means "contiguous" in the C ABI; only a broadcast gives zeros here (an
+            # empty tensor's strides say nothing: torch may report zeros for it).
+            if any(d > 1 for d in shape) and all(d > 0 for d in shape):
                 raise QctError(f"argument '{name}': broadcast (zero-stride) tensors are not supported")
         for i, s in enumerate(strides):
             t.strides[i] = s
