@@ -53,8 +53,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     import torch
 
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+    # The GPU machine gets the tree without .git: the caller names the commit in QCT_COMMIT.
+    commit = os.environ.get("QCT_COMMIT") or subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True, text=True).stdout.strip() or "unknown"
     lines = [
         f"## GPU tier, {datetime.date.today().isoformat()}",
         "",
