@@ -169,10 +169,10 @@ def _aligned_elements(mag: Any, negative: Any, factor: Any, nan_block: Any) -> A
     exact in bf16 (two significant bits times a power of two), so this is one rounding."""
     torch = _torch()
     v = mag * factor.to(torch.bfloat16)
-    v = torch.where(negative, -v, v)
-    # Cast from fp32, not bf16: Inductor's (Triton's) direct bf16 -> e4m3 conversion rounds e4m3
-    # subnormals differently (seen on an H200, torch 2.11); fp32 -> e4m3 is cvt.rn.satfinite.
-    q = v.float().to(torch.float8_e4m3fn).view(torch.uint8)
+    # The sign goes in as a bit after the cast, not as a negation before it: under torch.compile
+    # (torch 2.11, H200) the negated zeros came out as +0 (0x00 where the contract has 0x80, 6% of
+    # the bytes, every e2m1 code 8), while eager kept -0.
+    q = v.float().to(torch.float8_e4m3fn).view(torch.uint8) | (negative.to(torch.uint8) << 7)
     return torch.where(nan_block, torch.full_like(q, 0x7F), q)
 
 
