@@ -39,14 +39,15 @@ static int vecElements(Format f) {
   }
 }
 
-/// bf16 / fp16 buffers are named by their bits (u16, kernel-abi.md): the
-/// runtime then takes any 2-byte tensor, bf16, f16 or a 16-bit bit view
-/// (torch has no uint16 arithmetic, so callers often hold int16).
+/// bf16 / fp16 buffers carry their format's dtype, so the runtime refuses an
+/// fp16 tensor handed to a bf16 kernel; it still takes a raw 16-bit view
+/// (u16) of the same bits (kernel-abi.md).
 static std::string elementDtype(Format f) {
   switch (f) {
   case Format::BF16:
+    return "bf16";
   case Format::FP16:
-    return "u16";
+    return "f16";
   case Format::FP32:
     return "f32";
   default:

@@ -11,6 +11,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 namespace mlir::qct {
 #define GEN_PASS_DEF_QCTLOWERTOKERNEL
 #include "qct/Transforms/Passes.h.inc"
@@ -20,6 +22,17 @@ using namespace mlir;
 using namespace mlir::qct;
 
 namespace {
+/// The block size of a row output: that of the quantize or convert that
+/// produced it, 0 for a decode (no blocks).
+int64_t rowBlock(StoreOutputOp out) {
+  Operation *def = out.getValue().getDefiningOp();
+  if (auto q = dyn_cast_or_null<QuantizeOp>(def))
+    return q.getScale().getBlock();
+  if (auto c = dyn_cast_or_null<ConvertOp>(def))
+    return c.getScale().getBlock();
+  return 0;
+}
+
 struct QCTLowerToKernelPass
     : public mlir::qct::impl::QCTLowerToKernelBase<QCTLowerToKernelPass> {
   void runOnOperation() override {
@@ -35,9 +48,12 @@ struct QCTLowerToKernelPass
     // has the shared-memory tile. Unstaged col values mean the staging pass
     // did not run, which the emitter could not print efficiently.
     bool anyCol = false;
+    int64_t widestRowBlock = 0;
     for (StoreOutputOp out : getKernelOutputs(kernel)) {
-      if (cast<TileType>(out.getValue().getType()).getLayout() != Layout::col)
+      if (cast<TileType>(out.getValue().getType()).getLayout() != Layout::col) {
+        widestRowBlock = std::max(widestRowBlock, rowBlock(out));
         continue;
+      }
       anyCol = true;
       bool staged = false;
       for (Operation *op = out.getValue().getDefiningOp(); op && !staged;
@@ -60,8 +76,14 @@ struct QCTLowerToKernelPass
       // 48 KiB every launch gets without an opt-in: default to 64 there.
       bool fp32 = source.getResult().getType().getFormat() == Format::fp32;
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
-      knobs.push_back(
-          KnobAttr::get(ctx, "QCT_TILE_K", {64, 128}, fp32 ? 64 : 128));
+      // A tile must hold whole row-output blocks (the device library
+      // static_asserts it): a 1x128 row output rules out 64-wide tiles.
+      SmallVector<int64_t> widths;
+      for (int64_t w : {64, 128})
+        if (w >= widestRowBlock)
+          widths.push_back(w);
+      knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths,
+                                    fp32 && widths.front() == 64 ? 64 : 128));
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));

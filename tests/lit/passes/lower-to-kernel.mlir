@@ -49,3 +49,20 @@ qct.kernel @unstaged attributes {spec_hash = ""} {
   // expected-error@+1 {{col output is not staged; run qct-stage-transposes}}
   qct.store_output %2 to 0 as "b" : !qct.tile<fp8_e4m3, col>
 }
+
+// -----
+
+// A 1x128 row output beside a col output: a tile must hold whole row blocks,
+// so only 128-wide tiles are legal (64 would fail the device library's
+// static_assert at NVRTC time).
+// CHECK-LABEL: qct.kernel @tile_row128
+// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [128], 128>
+qct.kernel @tile_row128 attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <128, pow2, row_major> : !qct.tile<bf16, row> -> !qct.tile<fp8_e4m3, row>
+  qct.store_output %1 to 0 as "r" : !qct.tile<fp8_e4m3, row>
+  %2 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
+  %3 = qct.stage %2 : !qct.tile<bf16, col>
+  %4 = qct.quantize %3 scales <128, pow2, row_major> : !qct.tile<bf16, col> -> !qct.tile<fp8_e4m3, col>
+  qct.store_output %4 to 1 as "c" : !qct.tile<fp8_e4m3, col>
+}
