@@ -98,7 +98,7 @@ void makeSource(int f, long long M, long long K, int mode, std::mt19937_64 &rng,
   data.assign(size_t(M * K * elemBits(f) / 8), 0);
   for (auto &b : data)
     b = uint8_t(rng());
-  if ((f == B16 || f == QCT_REF_FP16) && mode == 1) {
+  if ((f == B16 || f == QCT_REF_FP16) && mode >= 1) {
     std::normal_distribution<float> nd(0.f, 1.f);
     uint16_t *p = reinterpret_cast<uint16_t *>(data.data());
     for (long long i = 0; i < M * K; ++i) {
@@ -118,6 +118,8 @@ void makeSource(int f, long long M, long long K, int mode, std::mt19937_64 &rng,
     for (size_t i = 0; i < scales.size(); ++i) {
       if (mode == 0)
         scales[i] = uint8_t(rng());
+      else if (mode == 2) // realistic: clustered, no special bytes
+        scales[i] = uint8_t(120 + int(rng() % 8));
       else { // clustered around a row base, gaps up to 40, some 0xFF / 0 / 254
         int base = 100 + int(rng() % 60), r = int(rng() % 100);
         int b = r < 3 ? 0xFF : (r < 5 ? 0 : (r < 7 ? 254 : (r < 10 ? int(rng() % 8) : base - int(rng() % 41))));
@@ -128,7 +130,7 @@ void makeSource(int f, long long M, long long K, int mode, std::mt19937_64 &rng,
     scales.resize(size_t(M * K / 128) * 4);
     float *s = reinterpret_cast<float *>(scales.data());
     for (size_t i = 0; i < scales.size() / 4; ++i) {
-      uint32_t e = mode == 0 ? uint32_t(rng() % 255) : 90 + uint32_t(rng() % 70);
+      uint32_t e = mode == 0 ? uint32_t(rng() % 255) : (mode == 2 ? 118 : 90) + uint32_t(rng() % (mode == 2 ? 8 : 70));
       uint32_t u = (e << 23) | uint32_t(rng() & 0x7FFFFF);
       std::memcpy(&s[i], &u, 4);
     }
@@ -335,7 +337,7 @@ double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, 
                  long long G, double &usOut) {
   std::mt19937_64 rng(99);
   std::vector<uint8_t> data, scales;
-  makeSource(s.src, M, K, 1, rng, data, scales);
+  makeSource(s.src, M, K, 2, rng, data, scales); // realistic data
   std::vector<uint8_t> offBytes;
   if (s.ragged)
     for (long long g = 0; g <= G; ++g) {

@@ -279,13 +279,17 @@ QCT_HD double pow2_f64(int k) { return bits_f64((u64)(k + 1023) << 52); }
 //===----------------------------------------------------------------------===//
 
 /// round_e2m1(y) for finite y (NaN never reaches an MX element: the block
-/// rule zeroes it). Thresholds are the midpoints; ties go to the even code.
+/// rule zeroes it), in integers: from 1.0 up, keep one mantissa bit with
+/// round-to-nearest-even on the bits (a carry bumps the exponent; 7 is the
+/// saturated maximum 6); below 1.0 the steps are 0.5: 0, 0.5, 1 with the
+/// ties 0.25 -> 0 and 0.75 -> 1.
 QCT_HD u32 e2m1_from_f32(float y) {
   const u32 u = f32_bits(y);
-  const float a = bits_f32(u & 0x7FFFFFFFu);
-  u32 c = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) +
-          (a >= 3.5f) + (a > 5.0f);
-  return c | ((u >> 28) & 8u);
+  const u32 a = u & 0x7FFFFFFFu;
+  const u32 r = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22; // (exponent << 1) | mantissa bit
+  const u32 big = r - 252u < 7u ? r - 252u : 7u;
+  const u32 small = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
+  return (a >= 0x3F800000u ? big : small) | ((u >> 28) & 8u);
 }
 
 /// bf16 RNE from fp32, overflow to Inf, NaN -> the canonical NaN 0x7FFF.
