@@ -264,6 +264,46 @@ TEST(DeviceCodec, AlignedE2M1GapTable) {
     }
 }
 
+TEST(DeviceCodec, AlignedE2M1ByteTableBlock) {
+  // The row kernel's table path (prmt emulated on the host from the PTX ISA
+  // text): every code in every position, every b_j <= bmax, every bmax, both
+  // fp8 targets, against the reference element by element.
+  long long n = 0;
+  std::mt19937_64 rng(5);
+  for (int e5 = 0; e5 < 2; ++e5) {
+    const ref::FloatFormat &F = e5 ? ref::kE5M2 : ref::kE4M3;
+    for (int bmax = 0; bmax <= 254; ++bmax) {
+      const int se = ref::alignedScaleExponent(bmax, ref::kE2M1, F);
+      for (int bj = 0; bj <= bmax + 1; ++bj) {
+        const uint32_t b = bj > bmax ? 0xFF : uint32_t(bj); // one NaN block per bmax
+        uint32_t codes[4];
+        uint8_t c[32];
+        for (int i = 0; i < 32; ++i)
+          c[i] = uint8_t(i < 16 ? i : rng() & 0xF); // every code at least once
+        for (int w = 0; w < 4; ++w) {
+          codes[w] = 0;
+          for (int j = 0; j < 8; ++j)
+            codes[w] |= uint32_t(c[8 * w + j]) << (4 * j);
+        }
+        uint32_t out[8];
+        if (e5)
+          dev::aligned_e2m1_block<true>(codes, b, se, out);
+        else
+          dev::aligned_e2m1_block<false>(codes, b, se, out);
+        for (int i = 0; i < 32; ++i) {
+          const double x = b == 0xFF ? std::nan("") : ref::decode(c[i], ref::kE2M1) * ref::pow2(int(b) - 127);
+          uint8_t want;
+          ref::quantizeFp8FixedBlock(&x, 1, F, se, &want);
+          ASSERT_EQ((out[i / 4] >> (8 * (i % 4))) & 0xFF, want)
+              << "e5m2 " << e5 << " bmax " << bmax << " b " << b << " code " << int(c[i]);
+          ++n;
+        }
+      }
+    }
+  }
+  RecordProperty("checked", std::to_string(n));
+}
+
 //===----------------------------------------------------------------------===//
 // Block quantizers on random and adversarial blocks
 //===----------------------------------------------------------------------===//

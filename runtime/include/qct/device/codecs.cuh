@@ -400,6 +400,59 @@ QCT_HD u32 scale_bits_exp(u32 vbits, int k) {
   return (u32)((int)vbits + (kk << 23));
 }
 
+/// PTX prmt.b32 in its default mode: result byte i is byte (s >> 4i) & 7 of
+/// {b, a} (a = bytes 0..3); if bit 3 of that selector nibble is set, the
+/// selected byte's bit 7 is replicated instead. The host version is written
+/// from the PTX ISA description.
+QCT_HD u32 prmt(u32 a, u32 b, u32 s) {
+#ifdef __CUDA_ARCH__
+  u32 d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
+  return d;
+#else
+  const u64 v = (u64)a | ((u64)b << 32);
+  u32 d = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u32 n = (s >> (4 * i)) & 0xF;
+    u32 byte = (u32)(v >> (8 * (n & 7))) & 0xFF;
+    if (n & 8)
+      byte = (byte & 0x80) ? 0xFF : 0x00;
+    d |= byte << (8 * i);
+  }
+  return d;
+#endif
+}
+
+/// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
+/// 4 words, scale byte b) given the FP8 block's scale exponent se: all codes
+/// share the shift k = b - 127 - se, so the 8 positive results (e2m1
+/// magnitude * 2^k, rounded once from the exact fp32) form a byte table and
+/// prmt converts 4 codes at a time; the code's sign bit becomes bit 7. A NaN
+/// block (b = 0xFF) gives 0x7F everywhere. Writes 8 words (32 fp8 bytes).
+template <bool E5M2> QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
+                                                    u32 (&out)[8]) {
+  u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0;
+  if (b != 0xFF) {
+    const int k = (int)b - 127 - se;
+    float t[8];
+#pragma unroll
+    for (int m = 0; m < 8; ++m)
+      t[m] = bits_f32(scale_bits_exp(e2m1_f32_bits((u32)m), k));
+    lo = fp8x2_from_f32<E5M2>(t[0], t[1]) | (fp8x2_from_f32<E5M2>(t[2], t[3]) << 16);
+    hi = fp8x2_from_f32<E5M2>(t[4], t[5]) | (fp8x2_from_f32<E5M2>(t[6], t[7]) << 16);
+    signmask = 0x80808080u;
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
+    const u32 mag = prmt(lo, hi, x & 0x7777u);
+    // Selector nibble 8 replicates bit 7 of byte 0 (0x80): 0xFF; nibble 0
+    // copies it: 0x80. Bit 6 of each byte is the sign: move it to bit 7.
+    const u32 sgn = prmt(0x80u, 0u, x & 0x8888u);
+    out[i] = mag | ((sgn << 1) & signmask);
+  }
+}
+
 } // namespace dev
 } // namespace qct
 

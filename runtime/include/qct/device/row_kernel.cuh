@@ -69,38 +69,17 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
   constexpr ValuePath path = Cfg::template path_of<O>();
   static_assert(O::block == 0 || O::block % N == 0, "a block spans whole source vectors");
   if constexpr (path == ValuePath::aligned && S::fmt == Fmt::mxfp4) {
-    // The paper's direct FP4 -> FP8 row conversion. A thread's 32 codes share
-    // one source block, hence one shift k: build the 8 positive results
-    // (e2m1 magnitude * 2^k, rounded once by cvt from the exact fp32) as a
-    // byte table, then convert 4 codes per prmt; the sign bit moves to bit 7.
+    // The paper's direct FP4 -> FP8 row conversion: a thread's 32 codes are
+    // one source block, converted through a byte table (aligned_e2m1_block).
     constexpr FloatFmt F = O::T::elem();
     const int b = (int)sv.scale;
     const int bmax = group_max<L>(b <= 254 ? b : -1);
     const int se = aligned_scale_exp(bmax, 2, F.emax);
-    u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0; // a NaN block: all 0x7F
-    if (b != 0xFF) {
-      const int k = b - 127 - se;
-      float t[8];
-#pragma unroll
-      for (int m = 0; m < 8; ++m)
-        t[m] = bits_f32(scale_bits_exp(e2m1_f32_bits((u32)m), k));
-      lo = fp8x2_from_f32<O::e5m2>(t[0], t[1]) | (fp8x2_from_f32<O::e5m2>(t[2], t[3]) << 16);
-      hi = fp8x2_from_f32<O::e5m2>(t[4], t[5]) | (fp8x2_from_f32<O::e5m2>(t[6], t[7]) << 16);
-      signmask = 0x80808080u;
-    }
     if (!valid)
       return;
+    const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
     u32 w[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const u32 x = (sv.raw.w[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
-      u32 mag, sgn;
-      asm("prmt.b32 %0, %1, %2, %3;" : "=r"(mag) : "r"(lo), "r"(hi), "r"(x & 0x7777u));
-      // Selector nibble 8 replicates the msb of byte 0 (0x80): 0xFF; nibble
-      // 0 gives 0x80. Bit 6 of each byte is the sign: move it to bit 7.
-      asm("prmt.b32 %0, %1, %2, %3;" : "=r"(sgn) : "r"(0x80u), "r"(0u), "r"(x & 0x8888u));
-      w[i] = mag | ((sgn << 1) & signmask);
-    }
+    aligned_e2m1_block<O::e5m2>(codes, sv.scale, se, w);
     store_words<32>(static_cast<u8 *>(args.out[OI]) + lin, w);
     if ((threadIdx.x & (L - 1)) == 0) {
       const i64 idx = O::scale_layout == ScaleLayout::row_major
