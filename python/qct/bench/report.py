@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+HEADLINE = (32768, 7168)  # the shape of the peers and of docs/performance.md's tables
 KIND_ORDER = {"qct": 0, "qct-ragged": 1, "qct-chain": 2, "torch-eager": 3, "torch-compile": 4}
 
 
@@ -85,7 +86,7 @@ def plot(doc: dict[str, Any], path: Path) -> str:
     rows = [r for r in doc.get("rows", []) if r.get("pct_copy") is not None]
     if not rows:
         return "plot skipped: no timed rows"
-    headline = [r for r in rows if (r["M"], r["K"]) == (32768, 7168) and not r["groups"]]
+    headline = [r for r in rows if (r["M"], r["K"]) == HEADLINE and not r["groups"]]
     fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6))
     colors = {"qct": "tab:blue", "qct-chain": "tab:purple", "torch-eager": "tab:gray",
               "torch-compile": "tab:orange", "qct-ragged": "tab:green"}
@@ -97,16 +98,18 @@ def plot(doc: dict[str, Any], path: Path) -> str:
     left.invert_yaxis()
     left.axvline(100, color="black", linewidth=0.8)
     left.set_xlabel("% of copy bandwidth (floor bytes / time)")
-    left.set_title("M=32768, K=7168")
-    for name in sorted({r["kernel"] for r in rows if r["kind"] == "qct" and r["K"] == 7168}):
-        series = sorted((r["M"], r["pct_copy"]) for r in rows
-                        if r["kind"] == "qct" and r["kernel"] == name and r["K"] == 7168)
+    left.set_title(f"M={HEADLINE[0]}, K={HEADLINE[1]}")
+    k_max = max(r["K"] for r in rows)
+    dense = [r for r in rows if r["kind"] == "qct" and r["K"] == k_max]
+    for name in sorted({r["kernel"] for r in dense}):
+        series = sorted((r["M"], r["pct_copy"]) for r in dense if r["kernel"] == name)
         right.plot([m for m, _ in series], [p for _, p in series], marker="o", label=name)
     right.set_xscale("log", base=2)
-    right.set_xlabel("M (tokens), K=7168")
+    right.set_xlabel(f"M (tokens), K={k_max}")
     right.set_ylabel("% of copy bandwidth")
     right.set_title("qct kernels by M")
-    right.legend(fontsize=7)
+    if dense:
+        right.legend(fontsize=7)
     right.grid(True, alpha=0.3)
     fig.suptitle(f"qct bench: {doc.get('gpu', '?')}, copy {doc.get('copy_gbps', 0):.0f} GB/s")
     fig.tight_layout()

@@ -27,6 +27,7 @@ HEADLINE = (32768, 7168)            # the shape of performance.md's tables; peer
 RAGGED_GROUPS = (32, 256)
 SLAB_ROWS = 1031                    # rows generated on the host (a prime), tiled on the GPU
 SEED = 2026
+DEVICE = "cuda"                     # where tensors live (a CPU dry run of this module sets "cpu")
 # Peers in this order, so a run cut short by its time budget still has the paper's kernels
 # (torch.compile took 3-14 s per peer on an H200 with torch 2.11, cold).
 PEER_PRIORITY = ("bf16_to_mxfp4_row", "mxfp4_to_fp8_e4m3_row", "mxfp4_to_fp8_e4m3_col",
@@ -206,7 +207,7 @@ class SourceBank:
         if key not in self.base:  # kept by field, so kernels naming buffers differently share it
             src = verify.make_source(meta, SLAB_ROWS, K, SEED + K)
             slab = verify.kernel_inputs({**meta, "buffers": source_buffers}, src, None,
-                                        self.torch.device("cuda"))
+                                        self.torch.device(DEVICE))
             self.base[key] = {b["field"]: self._tile(slab[b["name"]]) for b in source_buffers}
         return {b["name"]: self.base[key][b["field"]][:M] for b in source_buffers}
 
@@ -242,7 +243,8 @@ class Bench:
             if offsets is not None:
                 name = next(b["name"] for b in meta["buffers"] if b["field"] == "offsets")
                 tensors[name] = offsets
-            tensors.update(self.kernels[meta["name"]].allocate_outputs(M, K, offsets))
+            tensors.update(self.kernels[meta["name"]].allocate_outputs(M, K, offsets,
+                                                                       device=DEVICE))
             sets.append(tensors)
         return sets
 
@@ -263,7 +265,7 @@ class Bench:
         if self.out_of_time(row):
             return None
         offsets = None if offsets_np is None else \
-            self.torch.from_numpy(offsets_np).to("cuda")
+            self.torch.from_numpy(offsets_np).to(DEVICE)
         if groups:
             capacity = sum(floor.buffer_bytes(meta, M, K, groups).values())
             row.extra["capacity_bytes"] = capacity
@@ -307,8 +309,8 @@ class Bench:
         sets = []
         for i in range(timing.rotation_sets(chain_bytes, self.l2)):
             s = SourceBank.rolled(base, i, self.torch)
-            s["mid"] = first.allocate_outputs(M, K)["y"]
-            s.update(second.allocate_outputs(M, K))
+            s["mid"] = first.allocate_outputs(M, K, device=DEVICE)["y"]
+            s.update(second.allocate_outputs(M, K, device=DEVICE))
             sets.append(s)
 
         def launch(i: int) -> None:
@@ -386,6 +388,11 @@ class Bench:
 
 
 def git_commit(repo: Path) -> str:
+    """HEAD (with -dirty), else QCT_COMMIT (tools/gpu-session sets it where the tree carries no
+    .git), else 'unknown'."""
+    import os
+
+    named = os.environ.get("QCT_COMMIT", "")  # not in qct.env's table: tools/gpu-session's variable
     try:
         out = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=10)
@@ -395,7 +402,7 @@ def git_commit(repo: Path) -> str:
             return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         pass
-    return "unknown"
+    return named or "unknown"
 
 
 def write_json(results: Results, out_dir: Path) -> Path:
@@ -448,7 +455,7 @@ def run(opts: Options) -> Results:
     }
     results = Results(header)
     spin = timing.SpinCalibration(torch)
-    copy_gbps, copy_t = timing.copy_bandwidth(torch, spin)
+    copy_gbps, copy_t = timing.copy_bandwidth(torch, spin, device=DEVICE)
     header["copy_gbps"] = round(copy_gbps, 1)
     header["copy"] = copy_t.to_json()
     header["l2_bytes"] = timing.l2_bytes(torch)
@@ -474,8 +481,24 @@ def run(opts: Options) -> Results:
 
     def checkpoint(section: str) -> None:
         write_json(results, opts.out_dir)
+        report.write_all(results.to_json(), opts.out_dir, with_plot=False)
         log(f"-- {section} done at {clock.elapsed():.0f} s")
 
+    try:
+        measure_all(bench, names, metas, kernels, opts, results, checkpoint)
+    finally:  # also on Ctrl-C / SIGTERM: what was measured is written
+        header["wall_s"] = round(clock.elapsed(), 1)
+        path = write_json(results, opts.out_dir)
+        log(f"results written to {path}")
+        for message in report.write_all(results.to_json(), opts.out_dir):
+            log(message)
+    return results
+
+
+def measure_all(bench: Bench, names: list[str], metas: dict[str, dict[str, Any]],
+                kernels: dict[str, Any], opts: Options, results: Results,
+                checkpoint: Callable[[str], None]) -> None:
+    """The sections in order: dense kernels, ragged, chain, eager peers, compiled peers."""
     log("qct kernels:")
     by_shape: dict[tuple[str, int, int], Row] = {}
     for name in names:
@@ -522,9 +545,3 @@ def run(opts: Options) -> Results:
                 write_json(results, opts.out_dir)
             checkpoint("compiled peers")
 
-    header["wall_s"] = round(clock.elapsed(), 1)
-    path = write_json(results, opts.out_dir)
-    log(f"results written to {path}")
-    for message in report.write_all(results.to_json(), opts.out_dir):
-        log(message)
-    return results

@@ -100,9 +100,9 @@ def time_launches(torch: Any, spin: SpinCalibration, launch: Callable[[int], Non
 
 
 def copy_bandwidth(torch: Any, spin: SpinCalibration, nbytes: int = 1 << 30,
-                   iters: int = 20) -> tuple[float, Timing]:
+                   iters: int = 20, device: str = "cuda") -> tuple[float, Timing]:
     """GB/s of a device-to-device copy of nbytes, counting bytes read + written."""
-    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    src = torch.empty(nbytes, dtype=torch.uint8, device=device)
     src.random_(0, 256)  # never time on zeros
     dst = torch.empty_like(src)
     timing = time_launches(torch, spin, lambda i: dst.copy_(src), iters)

@@ -4,6 +4,7 @@ qct's own unfused chain, in one process (docs/performance.md)."""
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 from qct.cli import QctError
@@ -49,6 +50,12 @@ def run(args: argparse.Namespace) -> int:
                          with_sass=args.sass, peers=not args.no_peers,
                          compiled_peers=not args.no_compile, commit=args.commit,
                          budget_s=args.budget)
+    # `timeout` (tools/gpu-session) stops a step with SIGTERM: turn it into KeyboardInterrupt so
+    # the run writes what it measured before it exits.
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
     try:
         suite.run(opts)
     except ValueError as e:
