@@ -23,7 +23,7 @@ using Group = NotRagged;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0, Out1>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS)
+extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
     qct_bf16_to_fp8_e4m3_row_col(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);
 }

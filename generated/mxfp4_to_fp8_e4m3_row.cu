@@ -21,7 +21,7 @@ using Group = NotRagged;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS)
+extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
     qct_mxfp4_to_fp8_e4m3_row(qct_kernel_args args) {
   qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);
 }

@@ -97,7 +97,9 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
     os << ", Out" << i;
   os << ">;\n} // namespace\n\n";
 
-  os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS)\n"
+  // minBlocks = 1: ptxas may use the whole register file for one CTA per SM;
+  // without it, it caps some tile kernels at 64 registers and they spill.
+  os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n"
      << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
   if (plan.family == KernelFamily::Tile)
     os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);\n";
