@@ -23,6 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 VARIABLES: tuple[EnvVar, ...] = (
     EnvVar("QCT_BUILD_DIR", "path", str(REPO_ROOT / "build"),
            "CMake build folder holding bin/qct-compile and lib/libqct_*.so"),
+    EnvVar("QCT_COMMIT", "string", "",
+           "commit recorded in benchmark and GPU-tier results where the tree has no .git"),
 )
 # The runtime's own variables (cache folder, cache switches, dump folder, verbosity) are declared in
 # the runtime library and read from it through its C ABI, so each is declared once.

@@ -418,27 +418,44 @@ def _compile_spec(spec: Path, out_dir: Path) -> Path:
 
 
 def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[str] | None = None,
-         *, arch: str | None = None, disable_cache: bool = False) -> Kernel:
+         *, shape: tuple[int, ...] | None = None, arch: str | None = None,
+         disable_cache: bool = False) -> Kernel:
     """A kernel from a generated .cu (metadata .json beside it), a metadata .json, or a spec
-    .json (compiled with qct-compile from QCT_BUILD_DIR/bin into a temporary folder)."""
+    .json (compiled with qct-compile from QCT_BUILD_DIR/bin into a temporary folder).
+
+    The schedule is `schedule` when given; else, with `shape=(M, K)` or `(M, K, G)`, the tuned one
+    for that shape on this GPU (qct tune's cache, then specs/tuning/*.json) or the documented
+    heuristic (qct.tuning); else the kernel's defaults."""
     path = Path(spec_or_generated)
     if not path.is_file():
         raise QctError(f"{path}: no such file")
     if path.suffix == ".cu":
-        return Kernel(path, path.with_suffix(".json"), schedule=schedule, arch=arch,
-                      disable_cache=disable_cache)
+        return _load_resolved(path, path.with_suffix(".json").read_text(), schedule, shape, arch,
+                              disable_cache)
     try:
         document = json.loads(path.read_text())
     except json.JSONDecodeError:
         document = None  # specs may carry comments: let the compiler read them
     if _is_metadata(document):
         source = path.parent / document.get("cuda_source", path.with_suffix(".cu").name)
-        return Kernel(source, path, schedule=schedule, arch=arch, disable_cache=disable_cache)
+        return _load_resolved(source, path.read_text(), schedule, shape, arch, disable_cache)
     with tempfile.TemporaryDirectory(prefix="qct-load-") as tmp:
         source = _compile_spec(path, Path(tmp))
         # The kernel keeps the source and metadata text, so the folder may go.
-        return Kernel(source, source.with_suffix(".json").read_text(), schedule=schedule,
-                      arch=arch, disable_cache=disable_cache)
+        return _load_resolved(source, source.with_suffix(".json").read_text(), schedule, shape,
+                              arch, disable_cache)
+
+
+def _load_resolved(source: Path, metadata: str, schedule: Mapping[str, int] | Iterable[str] | None,
+                   shape: tuple[int, ...] | None, arch: str | None, disable_cache: bool) -> Kernel:
+    if schedule is None and shape is not None:
+        from qct import tuning
+
+        if len(shape) not in (2, 3):
+            raise QctError(f"shape must be (M, K) or (M, K, G), found {shape!r}")
+        M, K, G = (*shape, 0)[:3]
+        schedule = tuning.best_schedule(json.loads(metadata), M, K, tuning.current_gpu_name(), G)
+    return Kernel(source, metadata, schedule=schedule, arch=arch, disable_cache=disable_cache)
 
 
 def compile_to_cubin(cuda_source: str | Path, arch: str = "sm_90a",

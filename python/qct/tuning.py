@@ -1,6 +1,6 @@
 """Tuned schedules: which legal schedule (docs/kernel-abi.md, "Schedule knobs") runs a kernel
 fastest, per spec, shape bucket and GPU; where `qct tune` keeps its measurements; and
-`best_schedule` / `tuned_load`, which pick a schedule for a launch.
+`best_schedule`, which picks a schedule for a launch (qct.runtime.load(..., shape=(M, K)) uses it).
 
 Key: (spec hash, M bucket, exact K, group bucket, GPU name). M is rounded up to a power of two
 (M = 20000 and M = 32768 share the bucket 32768), because the knobs trade CTA count against work
@@ -295,26 +295,3 @@ def current_gpu_name() -> str | None:
     except ImportError:
         pass
     return None
-
-
-def read_metadata(path: Path) -> dict[str, Any] | None:
-    """The metadata of a generated kernel (.cu or metadata .json); None for a spec."""
-    path = Path(path)
-    candidate = path.with_suffix(".json") if path.suffix == ".cu" else path
-    try:
-        document = json.loads(candidate.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return document if "entry" in document and "buffers" in document else None
-
-
-def tuned_load(path: str | Path, M: int, K: int, groups: int = 0, *,
-               gpu_name: str | None = None, **load_options: Any) -> Any:
-    """qct.runtime.load with the schedule best_schedule picks for [M, K] on this GPU."""
-    from qct import runtime
-
-    meta = read_metadata(Path(path))
-    if meta is None:  # a spec: compile once to learn its metadata (the runtime caches the binary)
-        meta = runtime.load(path, **load_options).metadata
-    gpu = gpu_name or current_gpu_name()
-    return runtime.load(path, schedule=best_schedule(meta, M, K, gpu, groups), **load_options)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import subprocess
 import sys
 from pathlib import Path
 
@@ -53,10 +52,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     import torch
 
-    # The GPU machine gets the tree without .git: the caller names the commit in QCT_COMMIT.
-    commit = os.environ.get("QCT_COMMIT") or subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-        capture_output=True, text=True).stdout.strip() or "unknown"
+    from qct.provenance import git_commit
+
+    commit = git_commit()
     lines = [
         f"## GPU tier, {datetime.date.today().isoformat()}",
         "",

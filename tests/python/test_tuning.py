@@ -216,9 +216,3 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
     # QCT_THREADS does not change a tile kernel's grid, so the heuristic leaves it alone.
     assert tuning.heuristic_schedule(tile, 1, 2048)["QCT_THREADS"] == \
         {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_THREADS"]
-
-
-def test_read_metadata_for_kernels_not_specs() -> None:
-    assert tuning.read_metadata(REPO / "generated" / "bf16_to_mxfp4_row.cu")["name"] == \
-        "bf16_to_mxfp4_row"
-    assert tuning.read_metadata(REPO / "specs" / "bf16_to_mxfp4_row.json") is None

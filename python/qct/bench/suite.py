@@ -10,7 +10,6 @@ after every section, so an interrupted run keeps what it measured.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 
 from qct import verify
 from qct.bench import floor, peers, sass, timing
+from qct.provenance import git_commit
 
 M_VALUES = (2048, 32768, 131072)
 K_VALUES = (2048, 7168)
@@ -387,24 +387,6 @@ class Bench:
         return "bitwise equal to qct" if not problems else "MISMATCH: " + "; ".join(problems)
 
 
-def git_commit(repo: Path) -> str:
-    """HEAD (with -dirty), else QCT_COMMIT (tools/gpu-session sets it where the tree carries no
-    .git), else 'unknown'."""
-    import os
-
-    named = os.environ.get("QCT_COMMIT", "")  # not in qct.env's table: tools/gpu-session's variable
-    try:
-        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10)
-        if out.returncode == 0:
-            return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return named or "unknown"
-
-
 def write_json(results: Results, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "bench.json"
@@ -441,7 +423,7 @@ def run(opts: Options) -> Results:
     device = torch.cuda.current_device()
     header: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "commit": opts.commit or git_commit(opts.generated.parent),
+        "commit": opts.commit or git_commit(),
         "gpu": torch.cuda.get_device_name(device),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,

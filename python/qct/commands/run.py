@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--groups", type=int, default=0, metavar="G", help="ragged groups (ragged specs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--schedule", action="append", default=[], metavar="NAME=VALUE",
-                   help="bind a schedule knob (repeatable); default: the kernel's defaults")
+                   help="bind a schedule knob (repeatable); default: the tuned schedule for this shape, "
+                   "else the heuristic (docs/performance.md)")
     p.add_argument("--iters", type=int, default=50, help="timed launches (default 50)")
     p.set_defaults(func=run)
 
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.m < 0 or args.k <= 0:
         raise QctError(f"--m must be >= 0 and --k > 0, found M={args.m}, K={args.k}")
     torch = require_gpu()
-    kernel = runtime.load(args.spec, schedule=parse_schedule(args.schedule))
+    # No --schedule: the tuned schedule for this shape on this GPU, else the heuristic.
+    kernel = runtime.load(args.spec, schedule=parse_schedule(args.schedule) or None,
+                          shape=(args.m, args.k, args.groups))
     meta = kernel.metadata
     if verify.is_ragged(meta) and args.groups <= 0:
         args.groups = 8
