@@ -124,3 +124,49 @@ def ragged_offsets(rng: np.random.Generator, M: int, G: int, dtype: type = np.in
         sizes = np.maximum(sizes, 0)
         sizes[int(np.argmax(sizes))] += M - int(sizes.sum())
     return np.concatenate([[0], np.cumsum(sizes)]).astype(dtype)
+
+
+def realistic(rng: np.random.Generator, fmt: str, M: int, K: int) -> SourceTensor:
+    """Inputs shaped like real activations, for timing (correctness uses `source`): values from a
+    normal distribution with a per-row spread of a few binades and a few outlier channels; MX scale
+    bytes in a narrow band around 2^-2..2^2 with no 0, 254 or NaN blocks; FP8 1x128 codes without
+    NaN and power-of-two scales near 1. No NaN, no Inf, no subnormal-only blocks."""
+    if fmt in HIGH_PRECISION:
+        row_scale = np.exp2(rng.normal(0.0, 2.0, size=(M, 1))).astype(np.float32)
+        values = rng.standard_normal((M, K), dtype=np.float32) * row_scale
+        outliers = rng.random(K) < 0.01  # LLM activations carry a few large channels
+        values[:, outliers] *= 30.0
+        if fmt == "fp32":
+            bits = values.view(np.uint32)
+        elif fmt == "fp16":
+            bits = values.astype(np.float16).view(np.uint16)
+        else:
+            import ml_dtypes
+
+            bits = values.astype(ml_dtypes.bfloat16).view(np.uint16)
+        return SourceTensor(fmt, np.ascontiguousarray(bits), None, M, K)
+    if fmt in MX_FORMATS:
+        nb = K // 32
+        scales = np.clip(np.rint(rng.normal(125.0, 2.0, size=(M, nb))), 115, 135).astype(np.uint8)
+        if fmt == "mxfp4":
+            codes = rng.integers(0, 16, size=(M, K), dtype=np.uint8)
+            data = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+        else:
+            data = _finite_fp8_codes(rng, fmt, M, K)
+        return SourceTensor(fmt, data, scales, M, K)
+    if fmt in FP8_BLOCK_FORMATS:
+        data = _finite_fp8_codes(rng, fmt, M, K)
+        scales = np.ldexp(np.float32(1.0), rng.integers(-8, 9, size=(M, K // 128))).astype(np.float32)
+        return SourceTensor(fmt, data, scales, M, K)
+    raise ValueError(f"unknown source format {fmt!r}")
+
+
+def _finite_fp8_codes(rng: np.random.Generator, fmt: str, M: int, K: int) -> np.ndarray:
+    """Random e4m3 / e5m2 codes with the non-finite ones replaced by zero."""
+    data = rng.integers(0, 256, size=(M, K), dtype=np.uint8)
+    if fmt.endswith("e4m3"):
+        nonfinite = (data & 0x7F) == 0x7F
+    else:
+        nonfinite = (data & 0x7C) == 0x7C
+    data[nonfinite] = 0
+    return data

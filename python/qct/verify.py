@@ -61,9 +61,13 @@ def is_ragged(meta: dict[str, Any]) -> bool:
     return meta["spec"].get("ragged") is not None
 
 
-def make_source(meta: dict[str, Any], M: int, K: int, seed: int) -> inputs.SourceTensor:
+def make_source(meta: dict[str, Any], M: int, K: int, seed: int,
+                realistic: bool = False) -> inputs.SourceTensor:
+    """Adversarial input (the default, for correctness) or activation-like input (for timing)."""
     rng = np.random.default_rng(seed)
     fmt = meta["spec"]["source"]["format"]
+    if realistic:
+        return inputs.realistic(rng, fmt, M, K)
     if M * K > (1 << 28):
         # Huge tensors (over 2^31 bytes) tile a random slab of a prime row count, so rows far
         # apart still differ in alignment while generation stays fast.

@@ -52,6 +52,7 @@ class Options:
     compiled_peers: bool = True
     commit: str = ""
     budget_s: float = 280.0
+    realistic_inputs: bool = True  # activation-like timing data (qct.inputs.realistic)
 
 
 @dataclass
@@ -178,14 +179,15 @@ def estimate_seconds(metas: dict[str, dict[str, Any]], names: list[str], opts: O
 # --- Inputs ---------------------------------------------------------------------------------------
 
 class SourceBank:
-    """Adversarial source tensors on the GPU: a slab of SLAB_ROWS rows made by qct.verify.make_source
-    on the host (never zeros; NaN/Inf/zero/subnormal blocks included), tiled on the GPU up to the
-    largest M of the run and sliced for smaller M. Rotated buffer sets are row-rolled copies, so each
-    set has its own addresses and contents."""
+    """Source tensors on the GPU: a slab of SLAB_ROWS rows made by qct.verify.make_source on the
+    host (activation-like by default, or the GPU tier's adversarial data; never zeros), tiled on the
+    GPU up to the largest M of the run and sliced for smaller M. Rotated buffer sets are row-rolled
+    copies, so each set has its own addresses and contents."""
 
-    def __init__(self, torch: Any, max_m: int):
+    def __init__(self, torch: Any, max_m: int, realistic: bool = True):
         self.torch = torch
         self.max_m = max_m
+        self.realistic = realistic
         self.base: dict[tuple[str, int], dict[str, Any]] = {}
 
     def _tile(self, slab: Any) -> Any:
@@ -205,7 +207,7 @@ class SourceBank:
         source_buffers = [b for b in meta["buffers"] if b["field"] in ("src", "src_scales")]
         key = (fmt, K)
         if key not in self.base:  # kept by field, so kernels naming buffers differently share it
-            src = verify.make_source(meta, SLAB_ROWS, K, SEED + K)
+            src = verify.make_source(meta, SLAB_ROWS, K, SEED + K, realistic=self.realistic)
             slab = verify.kernel_inputs({**meta, "buffers": source_buffers}, src, None,
                                         self.torch.device(DEVICE))
             self.base[key] = {b["field"]: self._tile(slab[b["name"]]) for b in source_buffers}
@@ -228,7 +230,8 @@ class Bench:
         self.kernels, self.metas = kernels, metas
         self.copy_gbps, self.spin, self.clock = copy_gbps, spin, clock
         self.l2 = timing.l2_bytes(torch)
-        self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0])
+        self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0],
+                               opts.realistic_inputs)
 
     def expected_us(self, nbytes: int) -> float:
         return nbytes / (self.copy_gbps * 1e9 * 0.8) * 1e6 + 2.0
@@ -433,7 +436,8 @@ def run(opts: Options) -> Results:
                     "budget_s": opts.budget_s},
         "method": "CUDA events per launch, launches queued behind a GPU spin, median after "
                   "warm-up; input/output buffer sets rotated over >= 4x L2; inputs from "
-                  "qct.verify.make_source (adversarial, never zeros)",
+                  + ("qct.inputs.realistic (activation-like, never zeros)" if opts.realistic_inputs
+                     else "qct.verify.make_source (adversarial, never zeros)"),
     }
     results = Results(header)
     spin = timing.SpinCalibration(torch)

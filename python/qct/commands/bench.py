@@ -35,6 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="skip the torch.compile peers (eager peers only)")
     p.add_argument("--commit", default="", metavar="SHA",
                    help="the commit to record (default: git rev-parse HEAD, where .git exists)")
+    p.add_argument("--inputs", choices=("realistic", "adversarial"), default="realistic",
+                   help="timing data: activation-like (default: narrow MX scale bands, no NaN/Inf) "
+                   "or the GPU tier's adversarial data (edge-case scale bytes in ~10%% of blocks, "
+                   "which sends most warps down the slow exact paths)")
     p.add_argument("--budget", type=float, default=280.0, metavar="SECONDS",
                    help="stop starting new measurements after this long (default 280)")
     p.set_defaults(func=run)
@@ -49,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     opts = suite.Options(generated=args.generated, out_dir=args.out, quick=args.quick, only=only,
                          with_sass=args.sass, peers=not args.no_peers,
                          compiled_peers=not args.no_compile, commit=args.commit,
-                         budget_s=args.budget)
+                         budget_s=args.budget, realistic_inputs=args.inputs == "realistic")
     # `timeout` (tools/gpu-session) stops a step with SIGTERM: turn it into KeyboardInterrupt so
     # the run writes what it measured before it exits.
     def interrupted(signum: int, frame: object) -> None:
