@@ -28,15 +28,16 @@
 
 namespace {
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    CUresult r_ = (x);                                                                             \
-    if (r_ != CUDA_SUCCESS) {                                                                      \
-      const char *s_ = nullptr;                                                                    \
-      cuGetErrorString(r_, &s_);                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?");             \
-      std::exit(2);                                                                                \
-    }                                                                                              \
+#define CK(x)                                                                  \
+  do {                                                                         \
+    CUresult r_ = (x);                                                         \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char *s_ = nullptr;                                                \
+      cuGetErrorString(r_, &s_);                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
+                   s_ ? s_ : "?");                                             \
+      std::exit(2);                                                            \
+    }                                                                          \
   } while (0)
 
 struct OutDesc {
@@ -54,38 +55,150 @@ struct Sample {
 };
 
 const int B16 = QCT_REF_BF16, MXFP4 = QCT_REF_MXFP4, FP8 = QCT_REF_FP8_E4M3;
-const int ROW = QCT_REF_ROW, COL = QCT_REF_COL, RM = QCT_REF_ROW_MAJOR, MN = QCT_REF_MN_MAJOR;
+const int ROW = QCT_REF_ROW, COL = QCT_REF_COL, RM = QCT_REF_ROW_MAJOR,
+          MN = QCT_REF_MN_MAJOR;
 
 const std::vector<Sample> kSamples = {
-    {"bf16_to_mxfp4_row", false, B16, {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}}, false, false, 1, false},
-    {"mxfp4_row_to_fp8_e4m3_row_aligned", false, MXFP4, {{FP8, ROW, QCT_REF_SCALE_ALIGNED, RM, 0}}, false, false, 1, false},
-    {"mxfp4_row_to_fp8_e4m3_col_ragged", true, MXFP4, {{FP8, COL, QCT_REF_SCALE_ALIGNED, RM, 0}}, true, false, 128, true},
-    {"bf16_to_mxfp4_row_fp8_e4m3_col", true, B16,
-     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}, {FP8, COL, QCT_REF_SCALE_AMAX, RM, 0}}, false, false, 1, false},
-    {"bf16_to_fp8_e4m3_rowcol_pow2", true, B16,
-     {{FP8, ROW, QCT_REF_SCALE_POW2, MN, 0}, {FP8, COL, QCT_REF_SCALE_POW2, MN, 0}}, false, false, 1, false},
-    {"fp8_e4m3_to_mxfp4_row", false, FP8, {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}}, false, false, 1, false},
-    {"mxfp4_to_bf16_row", false, MXFP4, {{B16, ROW, QCT_REF_SCALE_NONE, RM, 0}}, false, false, 1, false},
-    {"mxfp4_to_fp8_e4m3_row_unfused", false, MXFP4, {{FP8, ROW, QCT_REF_SCALE_AMAX, RM, 1}}, false, false, 1, false},
-    {"bf16_to_mxfp4_col_ragged_i64_p1", true, B16, {{MXFP4, COL, QCT_REF_SCALE_RCEIL, MN, 0}}, true, true, 1, true},
-    {"mxfp4_to_fp8_e4m3_col_exact_amax", true, MXFP4, {{FP8, COL, QCT_REF_SCALE_AMAX, RM, 0}}, true, false, 16, false},
-    {"fp32_to_mxfp8_e4m3_row_rceil_mn", false, QCT_REF_FP32,
-     {{QCT_REF_MXFP8_E4M3, ROW, QCT_REF_SCALE_RCEIL, MN, 0}}, false, false, 1, false},
-    {"fp16_to_fp8_e5m2_col_ragged", true, QCT_REF_FP16,
-     {{QCT_REF_FP8_E5M2, COL, QCT_REF_SCALE_AMAX, RM, 0}}, true, false, 1, false},
-    {"mxfp8_e5m2_to_fp8_e4m3_rowcol_aligned", true, QCT_REF_MXFP8_E5M2,
-     {{FP8, ROW, QCT_REF_SCALE_ALIGNED, RM, 0}, {FP8, COL, QCT_REF_SCALE_ALIGNED, MN, 0}}, false, false, 1, false},
-    {"mxfp4_to_bf16_mxfp4_col_ragged_p3", true, MXFP4,
-     {{B16, COL, QCT_REF_SCALE_NONE, RM, 0}, {MXFP4, COL, QCT_REF_SCALE_RCEIL, RM, 0}}, true, false, 3, true},
-    {"bf16_to_three_outputs", true, B16,
-     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}, {FP8, ROW, QCT_REF_SCALE_AMAX, RM, 0},
-      {QCT_REF_MXFP8_E5M2, COL, QCT_REF_SCALE_FLOOR, MN, 0}}, false, false, 1, false},
-    {"fp8_e5m2_to_fp8_e4m3_col_unfused", true, QCT_REF_FP8_E5M2,
-     {{FP8, COL, QCT_REF_SCALE_POW2, RM, 1}}, false, false, 1, false},
+    {"bf16_to_mxfp4_row",
+     false,
+     B16,
+     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"mxfp4_row_to_fp8_e4m3_row_aligned",
+     false,
+     MXFP4,
+     {{FP8, ROW, QCT_REF_SCALE_ALIGNED, RM, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"mxfp4_row_to_fp8_e4m3_col_ragged",
+     true,
+     MXFP4,
+     {{FP8, COL, QCT_REF_SCALE_ALIGNED, RM, 0}},
+     true,
+     false,
+     128,
+     true},
+    {"bf16_to_mxfp4_row_fp8_e4m3_col",
+     true,
+     B16,
+     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0},
+      {FP8, COL, QCT_REF_SCALE_AMAX, RM, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"bf16_to_fp8_e4m3_rowcol_pow2",
+     true,
+     B16,
+     {{FP8, ROW, QCT_REF_SCALE_POW2, MN, 0},
+      {FP8, COL, QCT_REF_SCALE_POW2, MN, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"fp8_e4m3_to_mxfp4_row",
+     false,
+     FP8,
+     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"mxfp4_to_bf16_row",
+     false,
+     MXFP4,
+     {{B16, ROW, QCT_REF_SCALE_NONE, RM, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"mxfp4_to_fp8_e4m3_row_unfused",
+     false,
+     MXFP4,
+     {{FP8, ROW, QCT_REF_SCALE_AMAX, RM, 1}},
+     false,
+     false,
+     1,
+     false},
+    {"bf16_to_mxfp4_col_ragged_i64_p1",
+     true,
+     B16,
+     {{MXFP4, COL, QCT_REF_SCALE_RCEIL, MN, 0}},
+     true,
+     true,
+     1,
+     true},
+    {"mxfp4_to_fp8_e4m3_col_exact_amax",
+     true,
+     MXFP4,
+     {{FP8, COL, QCT_REF_SCALE_AMAX, RM, 0}},
+     true,
+     false,
+     16,
+     false},
+    {"fp32_to_mxfp8_e4m3_row_rceil_mn",
+     false,
+     QCT_REF_FP32,
+     {{QCT_REF_MXFP8_E4M3, ROW, QCT_REF_SCALE_RCEIL, MN, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"fp16_to_fp8_e5m2_col_ragged",
+     true,
+     QCT_REF_FP16,
+     {{QCT_REF_FP8_E5M2, COL, QCT_REF_SCALE_AMAX, RM, 0}},
+     true,
+     false,
+     1,
+     false},
+    {"mxfp8_e5m2_to_fp8_e4m3_rowcol_aligned",
+     true,
+     QCT_REF_MXFP8_E5M2,
+     {{FP8, ROW, QCT_REF_SCALE_ALIGNED, RM, 0},
+      {FP8, COL, QCT_REF_SCALE_ALIGNED, MN, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"mxfp4_to_bf16_mxfp4_col_ragged_p3",
+     true,
+     MXFP4,
+     {{B16, COL, QCT_REF_SCALE_NONE, RM, 0},
+      {MXFP4, COL, QCT_REF_SCALE_RCEIL, RM, 0}},
+     true,
+     false,
+     3,
+     true},
+    {"bf16_to_three_outputs",
+     true,
+     B16,
+     {{MXFP4, ROW, QCT_REF_SCALE_FLOOR, RM, 0},
+      {FP8, ROW, QCT_REF_SCALE_AMAX, RM, 0},
+      {QCT_REF_MXFP8_E5M2, COL, QCT_REF_SCALE_FLOOR, MN, 0}},
+     false,
+     false,
+     1,
+     false},
+    {"fp8_e5m2_to_fp8_e4m3_col_unfused",
+     true,
+     QCT_REF_FP8_E5M2,
+     {{FP8, COL, QCT_REF_SCALE_POW2, RM, 1}},
+     false,
+     false,
+     1,
+     false},
 };
 
 int elemBits(int f) {
-  return f == QCT_REF_FP32 ? 32 : (f <= QCT_REF_FP16 ? 16 : (f == QCT_REF_MXFP4 ? 4 : 8));
+  return f == QCT_REF_FP32
+             ? 32
+             : (f <= QCT_REF_FP16 ? 16 : (f == QCT_REF_MXFP4 ? 4 : 8));
 }
 int vecOf(int f) { return 128 / elemBits(f); }
 bool isMx(int f) { return f >= QCT_REF_MXFP4 && f <= QCT_REF_MXFP8_E5M2; }
@@ -122,7 +235,11 @@ void makeSource(int f, long long M, long long K, int mode, std::mt19937_64 &rng,
         scales[i] = uint8_t(120 + int(rng() % 8));
       else { // clustered around a row base, gaps up to 40, some 0xFF / 0 / 254
         int base = 100 + int(rng() % 60), r = int(rng() % 100);
-        int b = r < 3 ? 0xFF : (r < 5 ? 0 : (r < 7 ? 254 : (r < 10 ? int(rng() % 8) : base - int(rng() % 41))));
+        int b = r < 3 ? 0xFF
+                      : (r < 5 ? 0
+                               : (r < 7 ? 254
+                                        : (r < 10 ? int(rng() % 8)
+                                                  : base - int(rng() % 41))));
         scales[i] = uint8_t(b < 0 ? 0 : b);
       }
     }
@@ -130,14 +247,17 @@ void makeSource(int f, long long M, long long K, int mode, std::mt19937_64 &rng,
     scales.resize(size_t(M * K / 128) * 4);
     float *s = reinterpret_cast<float *>(scales.data());
     for (size_t i = 0; i < scales.size() / 4; ++i) {
-      uint32_t e = mode == 0 ? uint32_t(rng() % 255) : (mode == 2 ? 118 : 90) + uint32_t(rng() % (mode == 2 ? 8 : 70));
+      uint32_t e = mode == 0 ? uint32_t(rng() % 255)
+                             : (mode == 2 ? 118 : 90) +
+                                   uint32_t(rng() % (mode == 2 ? 8 : 70));
       uint32_t u = (e << 23) | uint32_t(rng() & 0x7FFFFF);
       std::memcpy(&s[i], &u, 4);
     }
   }
 }
 
-std::vector<long long> makeOffsets(long long M, long long G, std::mt19937_64 &rng) {
+std::vector<long long> makeOffsets(long long M, long long G,
+                                   std::mt19937_64 &rng) {
   std::vector<long long> cut(size_t(G - 1));
   for (auto &c : cut)
     c = M ? (long long)(rng() % uint64_t(M + 1)) : 0;
@@ -161,8 +281,9 @@ struct Variant {
 
 int failures = 0, checks = 0;
 
-void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long long K, long long G,
-             int mode, uint64_t seed, bool badOffsets = false) {
+void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M,
+             long long K, long long G, int mode, uint64_t seed,
+             bool badOffsets = false) {
   std::mt19937_64 rng(seed);
   std::vector<uint8_t> data, scales;
   makeSource(s.src, M, K, mode, rng, data, scales);
@@ -181,9 +302,11 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
       }
     }
   }
-  qct_ref_source src{s.src, data.data(), scales.empty() ? nullptr : scales.data(), M, K};
+  qct_ref_source src{s.src, data.data(),
+                     scales.empty() ? nullptr : scales.data(), M, K};
   std::vector<uint8_t> padRef(size_t((G + 1) * (s.i64 ? 8 : 4)), 0);
-  qct_ref_ragged rg{offBytes.data(), s.i64 ? 1 : 0, G, s.P, s.writePadded ? padRef.data() : nullptr};
+  qct_ref_ragged rg{offBytes.data(), s.i64 ? 1 : 0, G, s.P,
+                    s.writePadded ? padRef.data() : nullptr};
 
   qct_kernel_args a;
   std::memset(&a, 0, sizeof a);
@@ -217,9 +340,12 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
   bool refOk = true;
   for (size_t i = 0; i < nout; ++i) {
     const OutDesc &o = s.outs[i];
-    qct_ref_output ro{o.fmt, o.layout, o.scale, o.scaleLayout, o.viaBf16, nullptr, 0, nullptr, 0};
+    qct_ref_output ro{o.fmt,     o.layout, o.scale, o.scaleLayout,
+                      o.viaBf16, nullptr,  0,       nullptr,
+                      0};
     size_t db = 0, sb = 0;
-    if (qct_ref_output_sizes(&src, &ro, s.ragged ? &rg : nullptr, &db, &sb, err, sizeof err)) {
+    if (qct_ref_output_sizes(&src, &ro, s.ragged ? &rg : nullptr, &db, &sb, err,
+                             sizeof err)) {
       if (!badOffsets)
         std::printf("reference sizes: %s\n", err);
       refOk = false;
@@ -232,7 +358,8 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
     ro.data_bytes = db;
     ro.scales = sb ? refS[i].data() : nullptr;
     ro.scales_bytes = sb;
-    if (refOk && qct_ref_convert(&src, &ro, s.ragged ? &rg : nullptr, err, sizeof err)) {
+    if (refOk &&
+        qct_ref_convert(&src, &ro, s.ragged ? &rg : nullptr, err, sizeof err)) {
       std::printf("reference: %s\n", err);
       refOk = false;
     }
@@ -249,28 +376,33 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
   unsigned gx, gy = 1, smem = 0;
   const int VEC = vecOf(s.src);
   if (!s.tile) {
-    gx = unsigned(std::max(cdiv(M * K, (long long)VEC * v.threads * v.knob), 1LL));
+    gx = unsigned(
+        std::max(cdiv(M * K, (long long)VEC * v.threads * v.knob), 1LL));
   } else {
     const long long TK = v.knob;
     gx = unsigned(s.ragged ? cdiv(M + G * (s.P - 1), 128) + G : cdiv(M, 128));
     gy = unsigned(cdiv(K, TK));
     long long rowb = TK * elemBits(s.src) / 8;
     long long scb = isMx(s.src) ? 4 * TK : (isFp8(s.src) ? 512 : 0);
-    smem = unsigned(128 * (rowb + 16) + scb + (s.ragged ? 32 * (G + 1) + 16 : 0));
+    smem =
+        unsigned(128 * (rowb + 16) + scb + (s.ragged ? 32 * (G + 1) + 16 : 0));
     if (smem > 48 * 1024)
-      CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem)));
+      CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            int(smem)));
   }
   void *params[] = {&a};
   if (gx > 0 && gy > 0) {
-    CK(cuLaunchKernel(fn, gx, gy, 1, unsigned(v.threads), 1, 1, smem, 0, params, nullptr));
+    CK(cuLaunchKernel(fn, gx, gy, 1, unsigned(v.threads), 1, 1, smem, 0, params,
+                      nullptr));
   }
   CK(cuCtxSynchronize());
   unsigned flag = 0;
   CK(cuMemcpyDtoH(&flag, derr, 4));
   ++checks;
   char what[256];
-  std::snprintf(what, sizeof what, "%s T%d/%d M=%lld K=%lld G=%lld mode=%d%s", v.sample.c_str(),
-                v.threads, v.knob, M, K, G, mode, badOffsets ? " bad-offsets" : "");
+  std::snprintf(what, sizeof what, "%s T%d/%d M=%lld K=%lld G=%lld mode=%d%s",
+                v.sample.c_str(), v.threads, v.knob, M, K, G, mode,
+                badOffsets ? " bad-offsets" : "");
   if (badOffsets) {
     if (!(flag & QCT_ERROR_BAD_OFFSETS)) {
       std::printf("FAIL %s: error flag not raised\n", what);
@@ -290,16 +422,18 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
         CK(cuMemcpyDtoH(got.data(), part ? dS[i] : dD[i], got.size()));
         for (size_t b = 0; b < ref.size(); ++b) {
           if (got[b] != ref[b]) {
-            std::printf("FAIL %s: out[%zu] %s byte %zu of %zu: got %02x want %02x\n", what, i,
-                        part ? "scales" : "data", b, ref.size(), got[b], ref[b]);
+            std::printf(
+                "FAIL %s: out[%zu] %s byte %zu of %zu: got %02x want %02x\n",
+                what, i, part ? "scales" : "data", b, ref.size(), got[b],
+                ref[b]);
             bad = true;
             break;
           }
         }
         for (size_t b = ref.size(); b < got.size() && !bad; ++b)
           if (got[b] != 0xCD) {
-            std::printf("FAIL %s: out[%zu] %s wrote past the end (byte %zu)\n", what, i,
-                        part ? "scales" : "data", b);
+            std::printf("FAIL %s: out[%zu] %s wrote past the end (byte %zu)\n",
+                        what, i, part ? "scales" : "data", b);
             bad = true;
           }
       }
@@ -330,11 +464,10 @@ void runCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long
   }
 }
 
-
 /// Times one sample at M x K (ragged: G equal groups) and returns GB/s of the
 /// fewest bytes it must move (source, its scales, every output byte).
-double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, long long K,
-                 long long G, double &usOut) {
+double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M,
+                 long long K, long long G, double &usOut) {
   std::mt19937_64 rng(99);
   std::vector<uint8_t> data, scales;
   makeSource(s.src, M, K, 2, rng, data, scales); // realistic data
@@ -349,7 +482,8 @@ double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, 
         offBytes.insert(offBytes.end(), (uint8_t *)&y, (uint8_t *)&y + 4);
       }
     }
-  qct_ref_source src{s.src, data.data(), scales.empty() ? nullptr : scales.data(), M, K};
+  qct_ref_source src{s.src, data.data(),
+                     scales.empty() ? nullptr : scales.data(), M, K};
   qct_ref_ragged rg{offBytes.data(), s.i64 ? 1 : 0, G, s.P, nullptr};
   qct_kernel_args a;
   std::memset(&a, 0, sizeof a);
@@ -384,9 +518,12 @@ double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, 
   char err[512];
   for (size_t i = 0; i < s.outs.size(); ++i) {
     const OutDesc &o = s.outs[i];
-    qct_ref_output ro{o.fmt, o.layout, o.scale, o.scaleLayout, o.viaBf16, nullptr, 0, nullptr, 0};
+    qct_ref_output ro{o.fmt,     o.layout, o.scale, o.scaleLayout,
+                      o.viaBf16, nullptr,  0,       nullptr,
+                      0};
     size_t db = 0, sb = 0;
-    if (qct_ref_output_sizes(&src, &ro, s.ragged ? &rg : nullptr, &db, &sb, err, sizeof err)) {
+    if (qct_ref_output_sizes(&src, &ro, s.ragged ? &rg : nullptr, &db, &sb, err,
+                             sizeof err)) {
       std::printf("sizes: %s\n", err);
       std::exit(2);
     }
@@ -397,16 +534,19 @@ double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, 
   }
   unsigned gx, gy = 1, smem = 0;
   if (!s.tile) {
-    gx = unsigned(std::max(cdiv(M * K, (long long)vecOf(s.src) * v.threads * v.knob), 1LL));
+    gx = unsigned(std::max(
+        cdiv(M * K, (long long)vecOf(s.src) * v.threads * v.knob), 1LL));
   } else {
     const long long TK = v.knob;
     gx = unsigned(s.ragged ? cdiv(M + G * (s.P - 1), 128) + G : cdiv(M, 128));
     gy = unsigned(cdiv(K, TK));
     long long rowb = TK * elemBits(s.src) / 8;
     long long scb = isMx(s.src) ? 4 * TK : (isFp8(s.src) ? 512 : 0);
-    smem = unsigned(128 * (rowb + 16) + scb + (s.ragged ? 32 * (G + 1) + 16 : 0));
+    smem =
+        unsigned(128 * (rowb + 16) + scb + (s.ragged ? 32 * (G + 1) + 16 : 0));
     if (smem > 48 * 1024)
-      CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem)));
+      CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            int(smem)));
   }
   void *params[] = {&a};
   CUevent e0, e1;
@@ -415,7 +555,8 @@ double benchCase(CUfunction fn, const Sample &s, const Variant &v, long long M, 
   std::vector<float> ts;
   for (int it = 0; it < 25; ++it) {
     CK(cuEventRecord(e0, 0));
-    CK(cuLaunchKernel(fn, gx, gy, 1, unsigned(v.threads), 1, 1, smem, 0, params, nullptr));
+    CK(cuLaunchKernel(fn, gx, gy, 1, unsigned(v.threads), 1, 1, smem, 0, params,
+                      nullptr));
     CK(cuEventRecord(e1, 0));
     CK(cuEventSynchronize(e1));
     float ms;
@@ -492,9 +633,10 @@ int main(int argc, char **argv) {
       double us;
       const long long G = s->ragged ? 32 : 0;
       const double gbs = benchCase(fn, *s, v, 32768, 7168, G, us);
-      std::printf("%-48s T%d/%-4d M=32768 K=7168%s: %8.1f us %6.0f GB/s %5.1f%% of copy\n",
-                  v.sample.c_str(), v.threads, v.knob, G ? " G=32" : "     ", us, gbs,
-                  100.0 * gbs / copyGBs);
+      std::printf("%-48s T%d/%-4d M=32768 K=7168%s: %8.1f us %6.0f GB/s "
+                  "%5.1f%% of copy\n",
+                  v.sample.c_str(), v.threads, v.knob, G ? " G=32" : "     ",
+                  us, gbs, 100.0 * gbs / copyGBs);
       std::fflush(stdout);
       CK(cuModuleUnload(mod));
       continue;
@@ -502,7 +644,8 @@ int main(int argc, char **argv) {
     const int before = failures;
     uint64_t seed = 1;
     // K multiple of 128 (every sample's blocks); M odd, 1, exact tiles.
-    const long long shapes[][2] = {{1, 128}, {3, 256}, {128, 384}, {257, 512}, {1000, 640}, {515, 7168}};
+    const long long shapes[][2] = {{1, 128},   {3, 256},    {128, 384},
+                                   {257, 512}, {1000, 640}, {515, 7168}};
     for (auto &sh : shapes)
       for (int mode = 0; mode < 2; ++mode) {
         const long long Gs[] = {1, 5, 37};
@@ -514,7 +657,7 @@ int main(int argc, char **argv) {
         }
       }
     if (s->ragged) {
-      runCase(fn, *s, v, 0, 256, 3, 0, seed++);        // all groups empty
+      runCase(fn, *s, v, 0, 256, 3, 0, seed++);         // all groups empty
       runCase(fn, *s, v, 300, 256, 7, 1, seed++, true); // bad offsets
     }
     std::printf("%s %s\n", failures == before ? "ok  " : "FAIL", base.c_str());

@@ -1,4 +1,5 @@
-//===- CodecTest.cpp - The device codecs on the CPU, against qct_reference --===//
+//===- CodecTest.cpp - The device codecs on the CPU, against qct_reference
+//--===//
 //
 // The device headers' scalar codecs and block quantizers compile as plain C++
 // (__host__ __device__ expand to nothing; a block is one "lane", L = 1), so
@@ -49,9 +50,10 @@ struct Pair {
   const ref::FloatFormat *r;
   const char *name;
 };
-const Pair kFormats[] = {{dev::kE2M1(), &ref::kE2M1, "e2m1"}, {dev::kE4M3(), &ref::kE4M3, "e4m3"},
-                         {dev::kE5M2(), &ref::kE5M2, "e5m2"}, {dev::kBF16(), &ref::kBF16, "bf16"},
-                         {dev::kFP16(), &ref::kFP16, "fp16"}, {dev::kF32(), &ref::kFP32, "fp32"}};
+const Pair kFormats[] = {
+    {dev::kE2M1(), &ref::kE2M1, "e2m1"}, {dev::kE4M3(), &ref::kE4M3, "e4m3"},
+    {dev::kE5M2(), &ref::kE5M2, "e5m2"}, {dev::kBF16(), &ref::kBF16, "bf16"},
+    {dev::kFP16(), &ref::kFP16, "fp16"}, {dev::kF32(), &ref::kFP32, "fp32"}};
 
 /// Every bf16 pattern, every fp16 pattern, and every 251st fp32 pattern.
 std::vector<float> allInputs() {
@@ -93,8 +95,10 @@ TEST(DeviceCodec, EncodeScaledMatchesReference) {
       if (!std::isfinite(x))
         continue;
       for (int e = -170; e <= 150; e += 1) {
-        ASSERT_EQ(dev::encode(p.d, x, e), ref::encode(std::ldexp(double(x), -e), *p.r))
-            << p.name << " x bits " << std::hex << bits(x) << std::dec << " e " << e;
+        ASSERT_EQ(dev::encode(p.d, x, e),
+                  ref::encode(std::ldexp(double(x), -e), *p.r))
+            << p.name << " x bits " << std::hex << bits(x) << std::dec << " e "
+            << e;
         ++n;
       }
     }
@@ -106,10 +110,12 @@ TEST(DeviceCodec, FastE2M1AndBf16) {
   long long n = 0;
   for (float x : inputs()) {
     if (std::isfinite(x)) {
-      ASSERT_EQ(dev::e2m1_from_f32(x), ref::encode(double(x), ref::kE2M1)) << std::hex << bits(x);
+      ASSERT_EQ(dev::e2m1_from_f32(x), ref::encode(double(x), ref::kE2M1))
+          << std::hex << bits(x);
       ++n;
     }
-    ASSERT_EQ(dev::bf16_from_f32(x), ref::encode(double(x), ref::kBF16)) << std::hex << bits(x);
+    ASSERT_EQ(dev::bf16_from_f32(x), ref::encode(double(x), ref::kBF16))
+        << std::hex << bits(x);
     ++n;
   }
   RecordProperty("checked", std::to_string(n));
@@ -118,7 +124,8 @@ TEST(DeviceCodec, FastE2M1AndBf16) {
 void expectSameValue(double got, double want, const char *what, uint32_t code) {
   if (std::isnan(want)) {
     EXPECT_TRUE(std::isnan(got)) << what << " code " << code;
-    EXPECT_EQ(std::signbit(got), std::signbit(want)) << what << " code " << code;
+    EXPECT_EQ(std::signbit(got), std::signbit(want))
+        << what << " code " << code;
   } else {
     EXPECT_EQ(bits(got), bits(want)) << what << " code " << code;
   }
@@ -133,7 +140,8 @@ TEST(DeviceCodec, DecodersExact) {
   }
   for (uint32_t c = 0; c < 65536; ++c) {
     expectSameValue(dev::fp16_to_f32(c), ref::decode(c, ref::kFP16), "fp16", c);
-    expectSameValue(dev::bf16_to_f32(c), ref::decodeBF16(uint16_t(c)), "bf16", c);
+    expectSameValue(dev::bf16_to_f32(c), ref::decodeBF16(uint16_t(c)), "bf16",
+                    c);
   }
 }
 
@@ -160,15 +168,19 @@ TEST(DeviceCodec, ScaleExponentsFromBits) {
     const dev::Parts pd = dev::parts_f64(a);
     for (int fi = 0; fi < 3; ++fi) {
       const Pair &p = kFormats[fi];
-      int bf = ref::floorScaleExponent(a, *p.r) + 127, bc = ref::ceilScaleExponent(a, *p.r) + 127;
+      int bf = ref::floorScaleExponent(a, *p.r) + 127,
+          bc = ref::ceilScaleExponent(a, *p.r) + 127;
       bf = bf < 0 ? 0 : (bf > 254 ? 254 : bf);
       bc = bc < 0 ? 0 : (bc > 254 ? 254 : bc);
-      ASSERT_EQ((int)dev::mx_scale_byte<false>(p.d, pd.m, pd.E), bf) << p.name << " " << a;
-      ASSERT_EQ((int)dev::mx_scale_byte<true>(p.d, pd.m, pd.E), bc) << p.name << " " << a;
+      ASSERT_EQ((int)dev::mx_scale_byte<false>(p.d, pd.m, pd.E), bf)
+          << p.name << " " << a;
+      ASSERT_EQ((int)dev::mx_scale_byte<true>(p.d, pd.m, pd.E), bc)
+          << p.name << " " << a;
       if (fi > 0) {
         int e = ref::ceilScaleExponent(a, *p.r);
         e = e < -127 ? -127 : (e > 127 ? 127 : e);
-        ASSERT_EQ(dev::pow2_scale_exp(p.d, pd.m, pd.E), e) << p.name << " " << a;
+        ASSERT_EQ(dev::pow2_scale_exp(p.d, pd.m, pd.E), e)
+            << p.name << " " << a;
       }
       if (float(a) == a) { // the fp32 fast path
         ASSERT_EQ((int)dev::mx_scale_byte_f32<false>(p.d, bits(float(a))), bf);
@@ -187,15 +199,17 @@ TEST(DeviceCodec, DivisionRoundsOnce) {
     // a: up to 28 significant bits (fp8 element times an fp32 scale), any
     // exponent a quantized source reaches; b: an fp32, normal or subnormal.
     const int abits = 1 + int(rng() % 28);
-    const double a = std::ldexp(double((rng() & ((1ull << abits) - 1)) | (1ull << (abits - 1))),
-                                int(rng() % 320) - 180 - abits);
+    const double a = std::ldexp(
+        double((rng() & ((1ull << abits) - 1)) | (1ull << (abits - 1))),
+        int(rng() % 320) - 180 - abits);
     uint32_t bb = uint32_t(rng()) & 0x7F7FFFFFu;
     if (bb == 0)
       bb = 1;
     const double b = f32(bb);
     const dev::Parts pa = dev::parts_f64(a), pb = dev::parts_f32(f32(bb));
     const double want = ref::divRoundF32(a, b);
-    ASSERT_EQ(f32(dev::div_f32_bits(false, pa.m, pa.E, pb.m, pb.E)), (float)want)
+    ASSERT_EQ(f32(dev::div_f32_bits(false, pa.m, pa.E, pb.m, pb.E)),
+              (float)want)
         << a << " / " << b;
     ++n;
   }
@@ -206,9 +220,9 @@ TEST(DeviceCodec, DivisionRoundsOnce) {
 // The aligned conversion, exhaustively
 //===----------------------------------------------------------------------===//
 
-template <dev::Fmt SF, dev::Fmt DF> void alignedExhaustive(const ref::FloatFormat &srcF,
-                                                          const ref::FloatFormat &dstF,
-                                                          int codes, long long &n) {
+template <dev::Fmt SF, dev::Fmt DF>
+void alignedExhaustive(const ref::FloatFormat &srcF,
+                       const ref::FloatFormat &dstF, int codes, long long &n) {
   using O = dev::Out<DF, dev::Layout::row, 128, dev::Scale::aligned>;
   for (int bmax = 0; bmax <= 254; ++bmax) {
     const int e = ref::alignedScaleExponent(bmax, srcF, dstF);
@@ -222,7 +236,8 @@ template <dev::Fmt SF, dev::Fmt DF> void alignedExhaustive(const ref::FloatForma
         const double x = std::isnan(ev) ? ev : ev * ref::pow2(bj - 127);
         uint8_t want;
         ref::quantizeFp8FixedBlock(&x, 1, dstF, e, &want);
-        ASSERT_EQ(q.q[1], want) << "code " << c << " b_j " << bj << " bmax " << bmax;
+        ASSERT_EQ(q.q[1], want)
+            << "code " << c << " b_j " << bj << " bmax " << bmax;
         ASSERT_EQ(q.scale, bits(float(ref::pow2(e)))) << "bmax " << bmax;
         ++n;
       }
@@ -251,16 +266,21 @@ TEST(DeviceCodec, AlignedEveryCodeGapAndScale) {
 
 TEST(DeviceCodec, AlignedE2M1GapTable) {
   // The paper's direct conversion: e2m1 * 2^(6 - gap) into e4m3, gap 0..40.
-  using O = dev::Out<dev::Fmt::fp8_e4m3, dev::Layout::row, 128, dev::Scale::aligned>;
+  using O =
+      dev::Out<dev::Fmt::fp8_e4m3, dev::Layout::row, 128, dev::Scale::aligned>;
   for (int c = 0; c < 16; ++c)
     for (int gap = 0; gap <= 40; ++gap) {
       const uint32_t code[2] = {0, uint32_t(c)};
       const int b[2] = {200, 200 - gap};
-      const dev::QBlock<2> q = dev::quantize_aligned<O, dev::Fmt::mxfp4, 2, 1>(code, b);
-      const double x = ref::decode(uint32_t(c), ref::kE2M1) * std::ldexp(1.0, 6 - gap);
-      EXPECT_EQ(q.q[1], ref::encode(x, ref::kE4M3)) << "code " << c << " gap " << gap;
+      const dev::QBlock<2> q =
+          dev::quantize_aligned<O, dev::Fmt::mxfp4, 2, 1>(code, b);
+      const double x =
+          ref::decode(uint32_t(c), ref::kE2M1) * std::ldexp(1.0, 6 - gap);
+      EXPECT_EQ(q.q[1], ref::encode(x, ref::kE4M3))
+          << "code " << c << " gap " << gap;
       if (gap <= 14) // exact: decoding gives the value back
-        EXPECT_EQ(ref::decode(q.q[1], ref::kE4M3), x) << "code " << c << " gap " << gap;
+        EXPECT_EQ(ref::decode(q.q[1], ref::kE4M3), x)
+            << "code " << c << " gap " << gap;
     }
 }
 
@@ -275,7 +295,8 @@ TEST(DeviceCodec, AlignedE2M1ByteTableBlock) {
     for (int bmax = 0; bmax <= 254; ++bmax) {
       const int se = ref::alignedScaleExponent(bmax, ref::kE2M1, F);
       for (int bj = 0; bj <= bmax + 1; ++bj) {
-        const uint32_t b = bj > bmax ? 0xFF : uint32_t(bj); // one NaN block per bmax
+        const uint32_t b =
+            bj > bmax ? 0xFF : uint32_t(bj); // one NaN block per bmax
         uint32_t codes[4];
         uint8_t c[32];
         for (int i = 0; i < 32; ++i)
@@ -291,11 +312,14 @@ TEST(DeviceCodec, AlignedE2M1ByteTableBlock) {
         else
           dev::aligned_e2m1_block<false>(codes, b, se, out);
         for (int i = 0; i < 32; ++i) {
-          const double x = b == 0xFF ? std::nan("") : ref::decode(c[i], ref::kE2M1) * ref::pow2(int(b) - 127);
+          const double x = b == 0xFF ? std::nan("")
+                                     : ref::decode(c[i], ref::kE2M1) *
+                                           ref::pow2(int(b) - 127);
           uint8_t want;
           ref::quantizeFp8FixedBlock(&x, 1, F, se, &want);
           ASSERT_EQ((out[i / 4] >> (8 * (i % 4))) & 0xFF, want)
-              << "e5m2 " << e5 << " bmax " << bmax << " b " << b << " code " << int(c[i]);
+              << "e5m2 " << e5 << " bmax " << bmax << " b " << b << " code "
+              << int(c[i]);
           ++n;
         }
       }
@@ -309,7 +333,8 @@ TEST(DeviceCodec, AlignedE2M1ByteTableBlock) {
 //===----------------------------------------------------------------------===//
 
 /// A block of N values: random bf16 bits in several regimes.
-template <int N> void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N]) {
+template <int N>
+void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N]) {
   const int base = int(rng() % 254);
   for (int i = 0; i < N; ++i) {
     uint32_t u;
@@ -322,7 +347,8 @@ template <int N> void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N])
           (uint32_t(rng()) & 0x807F0000u);
       break;
     case 2: // subnormal bf16 and zeros
-      u = (rng() % 4 ? uint32_t(rng() % 0x80) << 16 : 0) | (uint32_t(rng()) & 0x80000000u);
+      u = (rng() % 4 ? uint32_t(rng() % 0x80) << 16 : 0) |
+          (uint32_t(rng()) & 0x80000000u);
       break;
     default: // one NaN or Inf in a tame block
       u = (uint32_t(120 + rng() % 10) << 23) | (uint32_t(rng()) & 0x807F0000u);
@@ -337,8 +363,9 @@ template <int N> void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N])
 template <typename O, int N> void checkHpBlocks(long long &n) {
   std::mt19937_64 rng(11 + N);
   const bool mx = O::T::mx;
-  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4 ? ref::kE2M1
-                              : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
+  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
+                                  ? ref::kE2M1
+                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
   for (int t = 0; t < 40000; ++t) {
     float v[N];
     makeBlock<N>(rng, t % 4, v);
@@ -348,7 +375,8 @@ template <typename O, int N> void checkHpBlocks(long long &n) {
     uint8_t want[N];
     uint32_t wantScale;
     if (mx) {
-      wantScale = ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
+      wantScale =
+          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
     } else if (O::scale == dev::Scale::amax) {
       wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
     } else {
@@ -371,8 +399,9 @@ template <typename O, int N> void checkHpBlocks(long long &n) {
 template <typename O, int N> void checkExactBlocks(long long &n) {
   std::mt19937_64 rng(23 + N);
   const bool mx = O::T::mx;
-  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4 ? ref::kE2M1
-                              : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
+  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
+                                  ? ref::kE2M1
+                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
   for (int t = 0; t < 40000; ++t) {
     double x[N];
     const int k0 = int(rng() % 255) - 127;
@@ -382,14 +411,17 @@ template <typename O, int N> void checkExactBlocks(long long &n) {
       if (t % 7 == 0 && std::isnan(e))
         e = 1.0;
       // fp8 element times an fp32 scale: 28 significant bits.
-      const double s = double(f32((uint32_t(std::max(1, std::min(254, k0 + 127 - int(rng() % 8)))) << 23) |
-                                  (uint32_t(rng()) & 0x7FFFFF)));
+      const double s = double(
+          f32((uint32_t(std::max(1, std::min(254, k0 + 127 - int(rng() % 8))))
+               << 23) |
+              (uint32_t(rng()) & 0x7FFFFF)));
       x[i] = (t % 3 == 0) ? std::ldexp(e, k0) : e * s;
     }
     uint8_t want[N];
     uint32_t wantScale;
     if (mx)
-      wantScale = ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
+      wantScale =
+          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
     else if (O::scale == dev::Scale::amax)
       wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
     else
@@ -397,7 +429,8 @@ template <typename O, int N> void checkExactBlocks(long long &n) {
     const dev::QBlock<N> q = dev::quantize_exact<O, N, 1>(x);
     ASSERT_EQ(q.scale, wantScale) << "block " << t;
     for (int i = 0; i < N; ++i)
-      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i << " x " << x[i];
+      ASSERT_EQ(q.q[i], want[i])
+          << "block " << t << " element " << i << " x " << x[i];
     ++n;
   }
 }
@@ -427,7 +460,9 @@ TEST(DeviceCodec, DecodeToBf16AndExactValues) {
   // Every mxfp4 code under every scale byte: the exact value and its bf16.
   for (uint32_t c = 0; c < 16; ++c)
     for (uint32_t b = 0; b < 256; ++b) {
-      const double want = b == 0xFF ? std::nan("") : ref::decode(c, ref::kE2M1) * ref::pow2(int(b) - 127);
+      const double want =
+          b == 0xFF ? std::nan("")
+                    : ref::decode(c, ref::kE2M1) * ref::pow2(int(b) - 127);
       const double got = dev::exact_value<dev::Fmt::mxfp4>(c, b);
       if (std::isnan(want)) {
         EXPECT_TRUE(std::isnan(got));

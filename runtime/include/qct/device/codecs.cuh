@@ -116,12 +116,24 @@ struct FloatFmt {
   int emax; // exponent of the largest normal binade (numerics.md emax_elem)
 };
 
-QCT_HD constexpr FloatFmt kE2M1() { return {1, 2, 1, 4, true, 0x7u, 0u, 0u, 2}; }
-QCT_HD constexpr FloatFmt kE4M3() { return {3, 4, 7, 8, true, 0x7Eu, 0u, 0x7Fu, 8}; }
-QCT_HD constexpr FloatFmt kE5M2() { return {2, 5, 15, 8, true, 0x7Bu, 0x7Cu, 0x7Fu, 15}; }
-QCT_HD constexpr FloatFmt kBF16() { return {7, 8, 127, 16, false, 0x7F7Fu, 0x7F80u, 0x7FFFu, 127}; }
-QCT_HD constexpr FloatFmt kFP16() { return {10, 5, 15, 16, false, 0x7BFFu, 0x7C00u, 0x7FFFu, 15}; }
-QCT_HD constexpr FloatFmt kF32() { return {23, 8, 127, 32, false, 0x7F7FFFFFu, 0x7F800000u, 0x7FFFFFFFu, 127}; }
+QCT_HD constexpr FloatFmt kE2M1() {
+  return {1, 2, 1, 4, true, 0x7u, 0u, 0u, 2};
+}
+QCT_HD constexpr FloatFmt kE4M3() {
+  return {3, 4, 7, 8, true, 0x7Eu, 0u, 0x7Fu, 8};
+}
+QCT_HD constexpr FloatFmt kE5M2() {
+  return {2, 5, 15, 8, true, 0x7Bu, 0x7Cu, 0x7Fu, 15};
+}
+QCT_HD constexpr FloatFmt kBF16() {
+  return {7, 8, 127, 16, false, 0x7F7Fu, 0x7F80u, 0x7FFFu, 127};
+}
+QCT_HD constexpr FloatFmt kFP16() {
+  return {10, 5, 15, 16, false, 0x7BFFu, 0x7C00u, 0x7FFFu, 15};
+}
+QCT_HD constexpr FloatFmt kF32() {
+  return {23, 8, 127, 32, false, 0x7F7FFFFFu, 0x7F800000u, 0x7FFFFFFFu, 127};
+}
 
 //===----------------------------------------------------------------------===//
 // The exact rounding primitive
@@ -157,9 +169,10 @@ QCT_HD u32 round_mag(const FloatFmt &F, u64 m, int E, bool sticky) {
   if (q < (1ull << F.mbits))
     return (u32)q; // subnormal or zero
   const int ef = te + F.bias;
-  const u32 code = ef > (1 << F.ebits) - 1
-                       ? 0xFFFFFFFFu
-                       : ((u32)ef << F.mbits) | ((u32)q & ((1u << F.mbits) - 1));
+  const u32 code =
+      ef > (1 << F.ebits) - 1
+          ? 0xFFFFFFFFu
+          : ((u32)ef << F.mbits) | ((u32)q & ((1u << F.mbits) - 1));
   if (code > F.maxcode)
     return F.sat ? F.maxcode : F.infcode;
   return code;
@@ -216,7 +229,8 @@ QCT_HD u32 encode_parts(const FloatFmt &F, const Parts &p, int scale_exp) {
   return sign | round_mag(F, p.m, p.E - scale_exp, false);
 }
 
-template <typename T> QCT_HD u32 encode(const FloatFmt &F, T v, int scale_exp = 0) {
+template <typename T>
+QCT_HD u32 encode(const FloatFmt &F, T v, int scale_exp = 0) {
   return encode_parts(F, parts(v), scale_exp);
 }
 
@@ -224,7 +238,8 @@ template <typename T> QCT_HD u32 encode(const FloatFmt &F, T v, int scale_exp = 
 // Decoding (exact)
 //===----------------------------------------------------------------------===//
 
-/// fp32 bits of an e2m1 code (bit 3 sign): magnitudes 0, .5, 1, 1.5, 2, 3, 4, 6.
+/// fp32 bits of an e2m1 code (bit 3 sign): magnitudes 0, .5, 1, 1.5, 2, 3,
+/// 4, 6.
 QCT_HD u32 e2m1_f32_bits(u32 c) {
   const u32 m = c & 7;
   const u32 mag = m >= 2 ? (m << 22) + (126u << 23) : (m ? 0x3F000000u : 0u);
@@ -241,7 +256,8 @@ QCT_HD float e4m3_to_f32(u32 c) {
     if (mf == 0)
       return bits_f32(s);
     const int p = msb32(mf); // 0..2
-    return bits_f32(s | ((u32)(p + 118) << 23) | ((mf - (1u << p)) << (23 - p)));
+    return bits_f32(s | ((u32)(p + 118) << 23) |
+                    ((mf - (1u << p)) << (23 - p)));
   }
   return bits_f32(s | ((ef + 120) << 23) | (mf << 20));
 }
@@ -255,7 +271,8 @@ QCT_HD float fp16_to_f32(u32 h) {
     if (mf == 0)
       return bits_f32(s);
     const int p = msb32(mf); // 0..9
-    return bits_f32(s | ((u32)(p + 103) << 23) | ((mf - (1u << p)) << (23 - p)));
+    return bits_f32(s | ((u32)(p + 103) << 23) |
+                    ((mf - (1u << p)) << (23 - p)));
   }
   return bits_f32(s | ((ef + 112) << 23) | (mf << 13));
 }
@@ -286,7 +303,8 @@ QCT_HD double pow2_f64(int k) { return bits_f64((u64)(k + 1023) << 52); }
 QCT_HD u32 e2m1_from_f32(float y) {
   const u32 u = f32_bits(y);
   const u32 a = u & 0x7FFFFFFFu;
-  const u32 r = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22; // (exponent << 1) | mantissa bit
+  const u32 r = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >>
+                22; // (exponent << 1) | mantissa bit
   const u32 big = r - 252u < 7u ? r - 252u : 7u;
   const u32 small = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
   return (a >= 0x3F800000u ? big : small) | ((u >> 28) & 8u);
@@ -329,13 +347,15 @@ QCT_HD int ceil_log2_over_max(const FloatFmt &F, u64 m, int E) {
   const int p = msb64(m);
   const int fl = p + E - F.emax;
   const u64 norm = m << (63 - p); // 1.f in 1.63 fixed point
-  const u64 maxsig = (u64)((1u << F.mbits) | (F.maxcode & ((1u << F.mbits) - 1)))
-                     << (63 - F.mbits);
+  const u64 maxsig =
+      (u64)((1u << F.mbits) | (F.maxcode & ((1u << F.mbits) - 1)))
+      << (63 - F.mbits);
   return norm <= maxsig ? fl : fl + 1;
 }
 
 /// MX scale byte from a positive finite amax (as parts), numerics.md 3.4-3.5.
-template <bool Rceil> QCT_HD u32 mx_scale_byte(const FloatFmt &F, u64 m, int E) {
+template <bool Rceil>
+QCT_HD u32 mx_scale_byte(const FloatFmt &F, u64 m, int E) {
   if (m == 0)
     return 0;
   const int e = Rceil ? ceil_log2_over_max(F, m, E) : msb64(m) + E - F.emax;
@@ -344,13 +364,14 @@ template <bool Rceil> QCT_HD u32 mx_scale_byte(const FloatFmt &F, u64 m, int E) 
 }
 
 /// Fast MX scale byte from fp32 amax bits (positive, finite).
-template <bool Rceil> QCT_HD u32 mx_scale_byte_f32(const FloatFmt &F, u32 amax_bits) {
+template <bool Rceil>
+QCT_HD u32 mx_scale_byte_f32(const FloatFmt &F, u32 amax_bits) {
   const Parts p = parts_f32(bits_f32(amax_bits));
   return mx_scale_byte<Rceil>(F, p.m, p.E);
 }
 
-/// FP8 `pow2` exponent, numerics.md 4: clamp(ceil(log2(amax/max_F)), -127, 127);
-/// amax == 0 gives 0 (s = 1).
+/// FP8 `pow2` exponent, numerics.md 4: clamp(ceil(log2(amax/max_F)), -127,
+/// 127); amax == 0 gives 0 (s = 1).
 QCT_HD int pow2_scale_exp(const FloatFmt &F, u64 m, int E) {
   if (m == 0)
     return 0;
@@ -429,8 +450,9 @@ QCT_HD u32 prmt(u32 a, u32 b, u32 s) {
 /// magnitude * 2^k, rounded once from the exact fp32) form a byte table and
 /// prmt converts 4 codes at a time; the code's sign bit becomes bit 7. A NaN
 /// block (b = 0xFF) gives 0x7F everywhere. Writes 8 words (32 fp8 bytes).
-template <bool E5M2> QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
-                                                    u32 (&out)[8]) {
+template <bool E5M2>
+QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
+                               u32 (&out)[8]) {
   u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0;
   if (b != 0xFF) {
     const int k = (int)b - 127 - se;
@@ -438,8 +460,10 @@ template <bool E5M2> QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b
 #pragma unroll
     for (int m = 0; m < 8; ++m)
       t[m] = bits_f32(scale_bits_exp(e2m1_f32_bits((u32)m), k));
-    lo = fp8x2_from_f32<E5M2>(t[0], t[1]) | (fp8x2_from_f32<E5M2>(t[2], t[3]) << 16);
-    hi = fp8x2_from_f32<E5M2>(t[4], t[5]) | (fp8x2_from_f32<E5M2>(t[6], t[7]) << 16);
+    lo = fp8x2_from_f32<E5M2>(t[0], t[1]) |
+         (fp8x2_from_f32<E5M2>(t[2], t[3]) << 16);
+    hi = fp8x2_from_f32<E5M2>(t[4], t[5]) |
+         (fp8x2_from_f32<E5M2>(t[6], t[7]) << 16);
     signmask = 0x80808080u;
   }
 #pragma unroll

@@ -1,8 +1,10 @@
-//===- qct/device/config.cuh - The vocabulary generated kernels are built from -===//
+//===- qct/device/config.cuh - The vocabulary generated kernels are built from
+//-===//
 //
 // Emitted code names its spec with these types (docs/device-library.md):
 //   using Config = KernelConfig<Src<Fmt::mxfp4>, Ragged<int, 128, true>, 0,
-//                               Out<Fmt::fp8_e4m3, Layout::col, 128, Scale::aligned>>;
+//                               Out<Fmt::fp8_e4m3, Layout::col, 128,
+//                               Scale::aligned>>;
 // The traits below derive everything else (vector widths, block sizes, which
 // value path an output takes) at compile time, and static_asserts reject
 // combinations the numerics contract does not define.
@@ -16,7 +18,16 @@
 namespace qct {
 namespace dev {
 
-enum class Fmt { bf16, fp16, fp32, mxfp4, mxfp8_e4m3, mxfp8_e5m2, fp8_e4m3, fp8_e5m2 };
+enum class Fmt {
+  bf16,
+  fp16,
+  fp32,
+  mxfp4,
+  mxfp8_e4m3,
+  mxfp8_e5m2,
+  fp8_e4m3,
+  fp8_e5m2
+};
 enum class Layout { row, col };
 enum class Scale { none, floor, rceil, amax, pow2, aligned };
 enum class ScaleLayout { row_major, mn_major };
@@ -79,13 +90,13 @@ template <Fmt F> struct Src {
 
 /// How an output's values are computed from the source.
 enum class ValuePath {
-  hp,      ///< fp32 values: a high-precision source, or a quantized one via bf16
-  exact,   ///< exact decoded values of a quantized source (double)
+  hp,    ///< fp32 values: a high-precision source, or a quantized one via bf16
+  exact, ///< exact decoded values of a quantized source (double)
   aligned, ///< the direct bit-level MX -> FP8 conversion (no element values)
 };
 
-template <Fmt F, Layout L, int Block, Scale S, ScaleLayout SL = ScaleLayout::row_major,
-          Path P = Path::direct>
+template <Fmt F, Layout L, int Block, Scale S,
+          ScaleLayout SL = ScaleLayout::row_major, Path P = Path::direct>
 struct Out {
   static constexpr Fmt fmt = F;
   static constexpr Layout layout = L;
@@ -97,12 +108,15 @@ struct Out {
   static constexpr bool col = L == Layout::col;
   static constexpr bool has_scales = !T::hp;
   static constexpr bool e5m2 = F == Fmt::mxfp8_e5m2 || F == Fmt::fp8_e5m2;
-  static_assert(Block == T::block, "block must be 32 for MX, 128 for FP8, 0 for bf16/fp16/fp32");
+  static_assert(Block == T::block,
+                "block must be 32 for MX, 128 for FP8, 0 for bf16/fp16/fp32");
   static_assert(!T::mx || S == Scale::floor || S == Scale::rceil,
                 "MX outputs take scale floor or rceil");
-  static_assert(!T::fp8 || S == Scale::amax || S == Scale::pow2 || S == Scale::aligned,
+  static_assert(!T::fp8 || S == Scale::amax || S == Scale::pow2 ||
+                    S == Scale::aligned,
                 "FP8 outputs take scale amax, pow2 or aligned");
-  static_assert(!T::hp || S == Scale::none, "bf16/fp16/fp32 outputs have no scale");
+  static_assert(!T::hp || S == Scale::none,
+                "bf16/fp16/fp32 outputs have no scale");
 };
 
 struct NotRagged {
@@ -113,23 +127,28 @@ struct NotRagged {
 };
 
 /// Ragged groups along M: OffsetT is int (int32) or long long (int64).
-template <typename OffsetT, long long PadTo, bool WritePaddedOffsets> struct Ragged {
+template <typename OffsetT, long long PadTo, bool WritePaddedOffsets>
+struct Ragged {
   static constexpr bool enabled = true;
   static constexpr long long pad = PadTo;
   static constexpr bool write_padded = WritePaddedOffsets;
   using offset_t = OffsetT;
   static_assert(PadTo >= 1, "pad_groups_to must be >= 1");
-  static_assert(sizeof(OffsetT) == 4 || sizeof(OffsetT) == 8, "offsets are int32 or int64");
+  static_assert(sizeof(OffsetT) == 4 || sizeof(OffsetT) == 8,
+                "offsets are int32 or int64");
 };
 
 /// Compile-time type list access (no <tuple> under NVRTC).
 template <int I, typename... Ts> struct Nth;
-template <typename T0, typename... Ts> struct Nth<0, T0, Ts...> { using type = T0; };
+template <typename T0, typename... Ts> struct Nth<0, T0, Ts...> {
+  using type = T0;
+};
 template <int I, typename T0, typename... Ts> struct Nth<I, T0, Ts...> {
   using type = typename Nth<I - 1, Ts...>::type;
 };
 
-template <typename Source, typename RaggedT, long long StaticK, typename... Outs>
+template <typename Source, typename RaggedT, long long StaticK,
+          typename... Outs>
 struct KernelConfig {
   using src = Source;
   using ragged = RaggedT;
@@ -145,9 +164,11 @@ struct KernelConfig {
     return m;
   }();
   static_assert(sizeof...(Outs) >= 1 && sizeof...(Outs) <= 3, "1 to 3 outputs");
-  static_assert((true && ... && (Outs::scale != Scale::aligned || Source::T::mx)),
+  static_assert((true && ... &&
+                 (Outs::scale != Scale::aligned || Source::T::mx)),
                 "scale aligned needs an MX source");
-  static_assert((true && ... && (Outs::scale != Scale::aligned || Outs::path == Path::direct)),
+  static_assert((true && ... &&
+                 (Outs::scale != Scale::aligned || Outs::path == Path::direct)),
                 "scale aligned is the direct conversion (fuse true)");
 
   /// Which value path output O takes from this source.
@@ -158,8 +179,10 @@ struct KernelConfig {
       return ValuePath::aligned;
     return ValuePath::exact;
   }
-  static constexpr bool needs_hp = (false || ... || (path_of<Outs>() == ValuePath::hp));
-  static constexpr bool needs_exact = (false || ... || (path_of<Outs>() == ValuePath::exact));
+  static constexpr bool needs_hp =
+      (false || ... || (path_of<Outs>() == ValuePath::hp));
+  static constexpr bool needs_exact =
+      (false || ... || (path_of<Outs>() == ValuePath::exact));
 };
 
 } // namespace dev

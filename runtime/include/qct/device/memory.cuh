@@ -31,7 +31,8 @@ template <int Bytes> QCT_DEV void store_words(void *p, const u32 *w) {
   if constexpr (Bytes >= 16) {
 #pragma unroll
     for (int i = 0; i < Bytes / 16; ++i)
-      __stcs(static_cast<uint4 *>(p) + i, make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
+      __stcs(static_cast<uint4 *>(p) + i,
+             make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
   } else if constexpr (Bytes == 8) {
     __stcs(static_cast<uint2 *>(p), make_uint2(w[0], w[1]));
   } else if constexpr (Bytes == 4) {
@@ -68,7 +69,8 @@ template <int Bytes> QCT_DEV void store_bytes(u8 *p, const u32 *w, int n) {
 /// touching the other nibble, which another CTA may own (a ragged group
 /// boundary at an odd column of an mxfp4 col output).
 QCT_DEV void store_nibble(u8 *p, int hi, u32 v) {
-  unsigned int *word = reinterpret_cast<unsigned int *>((unsigned long long)p & ~3ull);
+  unsigned int *word =
+      reinterpret_cast<unsigned int *>((unsigned long long)p & ~3ull);
   const int sh = 8 * (int)((unsigned long long)p & 3) + 4 * hi;
   const unsigned int mask = 0xFu << sh;
   unsigned int old = *word, assumed;

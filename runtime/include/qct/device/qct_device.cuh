@@ -9,13 +9,13 @@
 #ifndef QCT_DEVICE_QCT_DEVICE_CUH
 #define QCT_DEVICE_QCT_DEVICE_CUH
 
-#include "qct/kernel_args.h"
 #include "qct/device/codecs.cuh"
 #include "qct/device/config.cuh"
-#include "qct/device/quant.cuh"
 #include "qct/device/memory.cuh"
+#include "qct/device/quant.cuh"
 #include "qct/device/ragged.cuh"
 #include "qct/device/row_kernel.cuh"
 #include "qct/device/tile_kernel.cuh"
+#include "qct/kernel_args.h"
 
 #endif // QCT_DEVICE_QCT_DEVICE_CUH

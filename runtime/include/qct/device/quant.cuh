@@ -15,9 +15,7 @@
 namespace qct {
 namespace dev {
 
-template <int I> struct Int {
-  static constexpr int value = I;
-};
+template <int I> struct Int { static constexpr int value = I; };
 
 template <int I, int N, typename F> QCT_HD void static_for(F &&f) {
   if constexpr (I < N) {
@@ -82,7 +80,8 @@ template <Fmt F> QCT_HD double exact_value(u32 c, u32 scale) {
     return e_nan ? enan : e * pow2_f64((int)scale - 127);
   } else {
     const u32 sa = scale & 0x7FFFFFFFu, ea = eb & 0x7FFFFFFFu;
-    if (sa > 0x7F800000u || (ea == 0 && sa == 0x7F800000u) || (ea == 0x7F800000u && sa == 0))
+    if (sa > 0x7F800000u || (ea == 0 && sa == 0x7F800000u) ||
+        (ea == 0x7F800000u && sa == 0))
       return pnan; // NaN scale, 0 * Inf, Inf * 0
     return e_nan ? enan : e * (double)bits_f32(scale);
   }
@@ -117,7 +116,8 @@ template <int N> struct QBlock {
 /// undivided values v: GPU arithmetic turns every NaN into the canonical
 /// positive one, and the contract keeps the sign (Inf -> +-max).
 template <bool E5M2, int N>
-QCT_HD void fp8_round_pairs(const float (&y)[N], const float (&v)[N], u32 (&q)[N]) {
+QCT_HD void fp8_round_pairs(const float (&y)[N], const float (&v)[N],
+                            u32 (&q)[N]) {
   constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
 #pragma unroll
   for (int i = 0; i < N; i += 2) {
@@ -135,7 +135,8 @@ QCT_HD void fp8_round_pairs(const float (&y)[N], const float (&v)[N], u32 (&q)[N
 }
 
 /// From exact fp32 values (high-precision source, or decoded via bf16).
-template <typename O, int N, int L> QCT_HD QBlock<N> quantize_hp(const float (&v)[N]) {
+template <typename O, int N, int L>
+QCT_HD QBlock<N> quantize_hp(const float (&v)[N]) {
   QBlock<N> r;
   r.scale = 0;
   constexpr FloatFmt F = O::T::elem();
@@ -214,7 +215,8 @@ template <typename O, int N, int L> QCT_HD QBlock<N> quantize_hp(const float (&v
 
 /// From exact decoded values of a quantized source (double), all rounding in
 /// integers (encode/div_f32_bits), so no double rounding anywhere.
-template <typename O, int N, int L> QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
+template <typename O, int N, int L>
+QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
   QBlock<N> r;
   r.scale = 0;
   constexpr FloatFmt F = O::T::elem();
@@ -249,7 +251,8 @@ template <typename O, int N, int L> QCT_HD QBlock<N> quantize_exact(const double
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       u64 a = f64_bits(v[i]) & 0x7FFFFFFFFFFFFFFFull;
-      a = a > 0x7FF0000000000000ull ? 0ull : (a == 0x7FF0000000000000ull ? maxf : a);
+      a = a > 0x7FF0000000000000ull ? 0ull
+                                    : (a == 0x7FF0000000000000ull ? maxf : a);
       amax = a > amax ? a : amax;
     }
     amax = group_max<L>(amax);
@@ -275,7 +278,8 @@ template <typename O, int N, int L> QCT_HD QBlock<N> quantize_exact(const double
         if (px.nan || px.inf) // NaN keeps its sign, Inf saturates
           r.q[i] = encode_parts(F, px, 0);
         else
-          r.q[i] = encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
+          r.q[i] =
+              encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
       }
     }
   }
@@ -320,7 +324,6 @@ QCT_HD QBlock<N> quantize_aligned(const u32 (&code)[N], const int (&b)[N]) {
   return r;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Packing codes into words
 //===----------------------------------------------------------------------===//
@@ -340,7 +343,8 @@ template <int OB, int N> QCT_HD Packed<OB, N> pack_codes(const u32 (&q)[N]) {
     p.w[i] = 0;
 #pragma unroll
   for (int i = 0; i < N; ++i)
-    p.w[(i * OB) / 32] |= (q[i] & (OB == 32 ? 0xFFFFFFFFu : ((1u << OB) - 1))) << ((i * OB) % 32);
+    p.w[(i * OB) / 32] |= (q[i] & (OB == 32 ? 0xFFFFFFFFu : ((1u << OB) - 1)))
+                          << ((i * OB) % 32);
   return p;
 }
 

@@ -1,4 +1,5 @@
-//===- qct/device/ragged.cuh - Ragged groups along M, on the device --------===//
+//===- qct/device/ragged.cuh - Ragged groups along M, on the device
+//--------===//
 //
 // The offsets never leave the device (docs/kernel-abi.md), so every CTA that
 // needs them reads the G+1 offsets itself, validates them and scans the
@@ -24,7 +25,8 @@ struct GroupSums {
 
 QCT_HD i64 cdiv64(i64 a, i64 b) { return (a + b - 1) / b; }
 
-template <int THREADS> QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
+template <int THREADS>
+QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
   static_assert(THREADS % 32 == 0 && THREADS <= 1024, "threads per block");
   constexpr int W = THREADS / 32;
   __shared__ GroupSums s_warp[W];
@@ -59,7 +61,8 @@ template <int THREADS> QCT_DEV GroupSums block_exclusive_scan(GroupSums v, Group
     total.s32 += x.s32;
   }
   __syncthreads(); // s_warp is reused by the next call
-  return {before.p + inc.p - v.p, before.t128 + inc.t128 - v.t128, before.s32 + inc.s32 - v.s32};
+  return {before.p + inc.p - v.p, before.t128 + inc.t128 - v.t128,
+          before.s32 + inc.s32 - v.s32};
 }
 
 /// Reads and validates the offsets and computes the group prefix sums. If
@@ -68,8 +71,8 @@ template <int THREADS> QCT_DEV GroupSums block_exclusive_scan(GroupSums v, Group
 /// `write` is set, so one CTA does it). Returns false for bad offsets, after
 /// raising QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
 template <typename Rag, int THREADS>
-QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p, i64 *s_t,
-                         i64 *s_s, bool write) {
+QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p,
+                         i64 *s_t, i64 *s_s, bool write) {
   using OffT = typename Rag::offset_t;
   const OffT *off = static_cast<const OffT *>(args.offsets);
   OffT *poff = static_cast<OffT *>(args.padded_offsets);

@@ -33,7 +33,8 @@ template <int EB> QCT_DEV u32 code_at(const V4 &v, int i) {
     return (v.w[(i * EB) / 32] >> ((i * EB) % 32)) & ((1u << EB) - 1);
 }
 
-template <typename Cfg> QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
+template <typename Cfg>
+QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   using S = typename Cfg::src;
   SrcVec s;
   s.scale = 0;
@@ -58,8 +59,8 @@ template <typename Cfg> QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args,
 /// `lin` (= row r, column lin - r*K) of the source. All lanes call this
 /// together (the block reduction); `valid` gates the stores.
 template <typename Cfg, int OI>
-QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, bool valid, i64 M,
-                        i64 K) {
+QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
+                        bool valid, i64 M, i64 K) {
   using S = typename Cfg::src;
   using O = typename Cfg::template out<OI>;
   constexpr int N = S::vec;
@@ -67,7 +68,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
   constexpr int OB = O::T::elem_bits;
   constexpr int L = O::block ? O::block / N : 1;
   constexpr ValuePath path = Cfg::template path_of<O>();
-  static_assert(O::block == 0 || O::block % N == 0, "a block spans whole source vectors");
+  static_assert(O::block == 0 || O::block % N == 0,
+                "a block spans whole source vectors");
   if constexpr (path == ValuePath::aligned && S::fmt == Fmt::mxfp4) {
     // The paper's direct FP4 -> FP8 row conversion: a thread's 32 codes are
     // one source block, converted through a byte table (aligned_e2m1_block).
@@ -88,7 +90,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
       static_cast<u32 *>(args.out_scales[OI])[idx] = pow2_f32_bits(se);
       if (O::scale_layout == ScaleLayout::mn_major && lin / K == M - 1)
         for (i64 rr = M; rr < (M + 3) / 4 * 4; ++rr)
-          static_cast<u32 *>(args.out_scales[OI])[((lin % K) / 128) * ((M + 3) / 4 * 4) + rr] =
+          static_cast<u32 *>(
+              args.out_scales[OI])[((lin % K) / 128) * ((M + 3) / 4 * 4) + rr] =
               0x3F800000u;
     }
     return;
@@ -108,8 +111,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
     // Decoding (bf16/fp16/fp32 output): element by element, no value array.
     // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
     // significand: exact in bf16 and fp32, an exponent add.
-    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 && sv.scale >= 2 &&
-                      sv.scale <= 252;
+    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
+                      sv.scale >= 2 && sv.scale <= 252;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       const u32 c = code_at<EB>(sv.raw, i);
@@ -174,8 +177,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin, 
 }
 
 template <typename Cfg>
-QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin, bool valid, i64 M,
-                         i64 K) {
+QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
+                         bool valid, i64 M, i64 K) {
   static_for<0, Cfg::num_outputs>([&](auto oi) {
     using O = typename Cfg::template out<decltype(oi)::value>;
     if constexpr (!O::col)
@@ -189,8 +192,10 @@ template <typename Cfg, int THREADS, int UNROLL>
 QCT_DEV void row_kernel(const qct_kernel_args &args) {
   using S = typename Cfg::src;
   static_assert(!Cfg::any_col, "a col output needs the tile family");
-  static_assert(THREADS == 128 || THREADS == 256 || THREADS == 512, "QCT_THREADS: 128, 256, 512");
-  static_assert(UNROLL == 1 || UNROLL == 2 || UNROLL == 4, "QCT_UNROLL: 1, 2, 4");
+  static_assert(THREADS == 128 || THREADS == 256 || THREADS == 512,
+                "QCT_THREADS: 128, 256, 512");
+  static_assert(UNROLL == 1 || UNROLL == 2 || UNROLL == 4,
+                "QCT_UNROLL: 1, 2, 4");
   constexpr int N = S::vec;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
   const i64 M = args.M;
@@ -198,7 +203,8 @@ QCT_DEV void row_kernel(const qct_kernel_args &args) {
     // Row outputs ignore the groups; one CTA still checks the offsets and
     // writes the padded offsets the spec asks for.
     if (blockIdx.x == 0)
-      scan_groups<typename Cfg::ragged, THREADS>(args, M, nullptr, nullptr, nullptr, nullptr, true);
+      scan_groups<typename Cfg::ragged, THREADS>(args, M, nullptr, nullptr,
+                                                 nullptr, nullptr, true);
   }
   const i64 nvec = M * K / N;
   const i64 base = (i64)blockIdx.x * (THREADS * UNROLL) + threadIdx.x;

@@ -30,11 +30,13 @@ namespace qct {
 namespace dev {
 
 /// Dynamic shared memory of the tile family (docs/device-library.md).
-template <typename Cfg, int TILE_K> QCT_HD constexpr long long tile_smem_bytes(long long G) {
+template <typename Cfg, int TILE_K>
+QCT_HD constexpr long long tile_smem_bytes(long long G) {
   using S = typename Cfg::src;
   constexpr long long rowb = (long long)TILE_K * S::T::elem_bits / 8;
   constexpr long long scb = S::T::mx ? 4LL * TILE_K : (S::T::fp8 ? 512LL : 0LL);
-  return 128 * (rowb + 16) + scb + (Cfg::ragged::enabled ? 32 * (G + 1) + 16 : 0);
+  return 128 * (rowb + 16) + scb +
+         (Cfg::ragged::enabled ? 32 * (G + 1) + 16 : 0);
 }
 
 /// The geometry of one CTA's tile.
@@ -66,7 +68,8 @@ QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
     const bool mine = other >= x0 && other < x0 + n;
     if (mine) {
       if ((x & 1) == 0) // write the pair once, from its low nibble
-        rowp[x / 2] = (u8)((q[j] & 0xF) | ((q[j + 1 < 16 ? j + 1 : 15] & 0xF) << 4));
+        rowp[x / 2] =
+            (u8)((q[j] & 0xF) | ((q[j + 1 < 16 ? j + 1 : 15] & 0xF) << 4));
     } else if (other >= C) {
       rowp[x / 2] = (u8)(q[j] & 0xF); // trailing odd nibble: 0
     } else {
@@ -84,7 +87,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   static_assert(Cfg::any_col, "without a col output use the row family");
   static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
   static_assert(TILE_K == 64 || TILE_K == 128, "QCT_TILE_K: 64, 128");
-  static_assert(TILE_K >= Cfg::max_row_block, "QCT_TILE_K must cover a row output block");
+  static_assert(TILE_K >= Cfg::max_row_block,
+                "QCT_TILE_K must cover a row output block");
   constexpr int N = S::vec;
   constexpr int EB = S::T::elem_bits;
   constexpr int ROWB = TILE_K * EB / 8;
@@ -105,7 +109,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   const i64 k0 = (i64)blockIdx.y * TILE_K;
   TileGeom tg;
   i64 C = M; // columns of every col output
-  i64 scols[2] = {(M + 31) / 32, (M + 127) / 128}; // scale columns (row_major stride)
+  i64 scols[2] = {(M + 31) / 32,
+                  (M + 127) / 128}; // scale columns (row_major stride)
 
   if constexpr (!Rag::enabled) {
     tg.t0 = (i64)blockIdx.x * 128;
@@ -121,7 +126,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     const i64 G = args.G;
     i64 *s_o = reinterpret_cast<i64 *>(s_sc + SCB);
     i64 *s_p = s_o + (G + 1), *s_t = s_p + (G + 1), *s_s = s_t + (G + 1);
-    if (!scan_groups<Rag, THREADS>(args, M, s_o, s_p, s_t, s_s, blockIdx.x == 0 && blockIdx.y == 0))
+    if (!scan_groups<Rag, THREADS>(args, M, s_o, s_p, s_t, s_s,
+                                   blockIdx.x == 0 && blockIdx.y == 0))
       return;
     C = M + G * (Rag::pad - 1);
     scols[0] = (C + 31) / 32 + G;
@@ -181,7 +187,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         const int idx = threadIdx.x + u * THREADS;
         const int r = idx / NV, v = idx % NV;
         const i64 kf = k0 + (i64)v * N;
-        row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K, M, K);
+        row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K,
+                         M, K);
       }
     }
 #pragma unroll
@@ -189,8 +196,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       const int idx = threadIdx.x + u * THREADS;
       const int r = idx / NV, v = idx % NV;
       const int pv = v ^ ((r >> 4) & SWZ);
-      *reinterpret_cast<uint4 *>(s_data + r * RS + pv * 16) =
-          make_uint4(sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2], sv[u].raw.w[3]);
+      *reinterpret_cast<uint4 *>(s_data + r * RS + pv * 16) = make_uint4(
+          sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2], sv[u].raw.w[3]);
       if constexpr (S::T::mx) {
         if ((v * N) % 32 == 0)
           s_sc[((v * N) / 32) * 128 + r] = (u8)sv[u].scale;
@@ -214,7 +221,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     const u8 *colp = s_data + r0 * RS + pv * 16 + ((fl % N) * EB) / 8;
     u32 code[16];
     u32 sc[16]; // FP8 sources: f32 scale bits per token
-    u32 scw[4]; // MX sources: the 16 tokens' scale bytes, packed (fewer live registers)
+    u32 scw[4]; // MX sources: the 16 tokens' scale bytes, packed (fewer live
+                // registers)
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
       const u8 *p = colp + j * RS;
@@ -229,7 +237,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       sc[j] = 0;
     }
     if constexpr (S::T::mx) {
-      const uint4 b = *reinterpret_cast<const uint4 *>(s_sc + (fl / 32) * 128 + r0);
+      const uint4 b =
+          *reinterpret_cast<const uint4 *>(s_sc + (fl / 32) * 128 + r0);
       scw[0] = b.x;
       scw[1] = b.y;
       scw[2] = b.z;
@@ -271,7 +280,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           double v[16];
 #pragma unroll
           for (int j = 0; j < 16; ++j)
-            v[j] = r0 + j < tg.nt ? exact_value<S::fmt>(code[j], scale_at(j)) : 0.0;
+            v[j] = r0 + j < tg.nt ? exact_value<S::fmt>(code[j], scale_at(j))
+                                  : 0.0;
           qb = quantize_exact<O, 16, L>(v);
         } else {
           u32 cc[16];
@@ -291,7 +301,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         if (!fvalid)
           return;
         // Data: columns col0 + r0 .. of output row kf.
-        const int n = tg.ncols - r0 < 0 ? 0 : (tg.ncols - r0 < 16 ? tg.ncols - r0 : 16);
+        const int n =
+            tg.ncols - r0 < 0 ? 0 : (tg.ncols - r0 < 16 ? tg.ncols - r0 : 16);
         const i64 rowbytes = (C * OB + 7) / 8;
         u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * rowbytes;
         const i64 x0 = tg.col0 + r0;
@@ -300,7 +311,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
             store_fp4_run(rowp, x0, n, qb.q, C);
           } else {
             const Packed<OB, 16> pk = pack_codes<OB, 16>(qb.q);
-            store_bytes<Packed<OB, 16>::bytes>(rowp + x0 * OB / 8, pk.w, n * OB / 8);
+            store_bytes<Packed<OB, 16>::bytes>(rowp + x0 * OB / 8, pk.w,
+                                               n * OB / 8);
           }
         }
         // Scales: the first lane of each block.
@@ -312,8 +324,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
               constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
               const u32 s = kk * B < tg.nt ? qb.scale : pad;
               const i64 col = tg.sb[bi] + kk;
-              const i64 idx = O::scale_layout == ScaleLayout::row_major ? kf * scols[bi] + col
-                                                                        : col * ((K + 3) / 4 * 4) + kf;
+              const i64 idx = O::scale_layout == ScaleLayout::row_major
+                                  ? kf * scols[bi] + col
+                                  : col * ((K + 3) / 4 * 4) + kf;
               if constexpr (O::T::mx)
                 static_cast<u8 *>(args.out_scales[OI])[idx] = (u8)s;
               else
