@@ -1,0 +1,88 @@
+"""The `qct` command line: help, exit codes, one-line errors, and the compile/emit/check flow."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SPEC = REPO / "specs" / "mxfp4_to_fp8_e4m3_row.json"
+BAD_SPEC = REPO / "tests" / "lit" / "spec" / "block-mismatch.json"
+
+
+def qct(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "qct", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+
+
+def test_help_lists_every_command() -> None:
+    result = qct("--help")
+    assert result.returncode == 0
+    for command in ("compile", "emit", "check", "run", "verify", "bench", "tune", "cache", "env"):
+        assert command in result.stdout
+
+
+def test_no_command_prints_help_and_exits_2() -> None:
+    result = qct()
+    assert result.returncode == 2 and "usage: qct" in result.stdout
+
+
+def test_check_good_and_bad_specs() -> None:
+    assert qct("check", str(SPEC)).returncode == 0
+    bad = qct("check", str(BAD_SPEC))
+    assert bad.returncode == 1
+    assert "outputs[1].block: found 64, allowed for fp8_e4m3: 128" in bad.stderr
+
+
+def test_missing_spec_is_a_one_line_error() -> None:
+    result = qct("check", "no/such/spec.json")
+    assert result.returncode == 1
+    assert result.stderr.strip() == "qct check: error: SPEC no/such/spec.json: no such file"
+
+
+def test_bad_argument_exits_2() -> None:
+    result = qct("emit", "--stage=ptx", str(SPEC))
+    assert result.returncode == 2 and "invalid choice: 'ptx'" in result.stderr
+
+
+@pytest.mark.parametrize("stage,needle", [("spec", '"scale": "aligned"'), ("qct", "qct.decode"),
+                                          ("lowered", "qct.convert"), ("cuda", "Path::direct")])
+def test_emit_prints_each_stage(stage: str, needle: str) -> None:
+    result = qct("emit", f"--stage={stage}", str(SPEC))
+    assert result.returncode == 0, result.stderr
+    assert needle in result.stdout
+
+
+def test_compile_writes_source_metadata_and_cubin(tmp_path: Path) -> None:
+    result = qct("compile", "specs/mxfp4_to_fp8_e4m3_row.json", "-o", str(tmp_path), "--cubin")
+    assert result.returncode == 0, result.stderr
+    meta = json.loads((tmp_path / "mxfp4_to_fp8_e4m3_row.json").read_text())
+    assert meta["entry"] == "qct_mxfp4_to_fp8_e4m3_row"
+    assert (tmp_path / "mxfp4_to_fp8_e4m3_row.cu").read_text() == \
+        (REPO / "generated" / "mxfp4_to_fp8_e4m3_row.cu").read_text()
+    assert (tmp_path / "mxfp4_to_fp8_e4m3_row.cubin").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_gpu_commands_say_what_is_missing_without_a_gpu() -> None:
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is present: the GPU tier covers qct run")
+    except ImportError:
+        pass
+    result = qct("run", str(SPEC), "--m", "128", "--k", "256")
+    assert result.returncode == 1
+    assert result.stderr.startswith("qct run: error: ") and result.stderr.count("\n") == 1
+
+
+def test_env_lists_runtime_and_package_variables() -> None:
+    result = qct("env")
+    assert result.returncode == 0
+    for name in ("QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_BUILD_DIR", "QCT_COMMIT"):
+        assert name in result.stdout
