@@ -24,7 +24,7 @@ STATUS_NAMES = {
     0: "QCT_OK", 1: "QCT_ERR_INVALID_ARGUMENT", 2: "QCT_ERR_METADATA", 3: "QCT_ERR_SCHEDULE",
     4: "QCT_ERR_NVRTC_UNAVAILABLE", 5: "QCT_ERR_COMPILE", 6: "QCT_ERR_NO_DRIVER",
     7: "QCT_ERR_NO_DEVICE", 8: "QCT_ERR_VALIDATION", 9: "QCT_ERR_CUDA", 10: "QCT_ERR_BAD_OFFSETS",
-    11: "QCT_ERR_IO", 12: "QCT_ERR_INTERNAL",
+    11: "QCT_ERR_IO", 12: "QCT_ERR_INTERNAL", 13: "QCT_ERR_COMPILER_UNAVAILABLE", 14: "QCT_ERR_SPEC",
 }
 
 # qct_dtype
@@ -82,6 +82,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qct_last_error_field": (c_char_p, [c_int]),
     "qct_clear_error": (None, []),
     "qct_kernel_load": (c_int, [c_char_p, c_char_p, POINTER(LoadOptions), POINTER(_KERNEL)]),
+    "qct_spec_compile": (c_int, [c_char_p, POINTER(c_char_p), POINTER(c_char_p)]),
     "qct_kernel_free": (None, [_KERNEL]),
     "qct_kernel_name": (c_char_p, [_KERNEL]),
     "qct_kernel_entry": (c_char_p, [_KERNEL]),

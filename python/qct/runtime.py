@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -214,6 +212,8 @@ class Kernel:
                  schedule: Mapping[str, int] | Iterable[str] | None = None,
                  arch: str | None = None, disable_cache: bool = False,
                  extra_nvrtc_options: Iterable[str] = ()):
+        """From generated CUDA source (a path or the text) and metadata (text, a path, or None
+        for the .json beside the source)."""
         lib = _ffi.lib()
         sched = [f"{k}={v}" for k, v in schedule.items()] if isinstance(schedule, Mapping) \
             else list(schedule or [])
@@ -400,23 +400,6 @@ def _is_metadata(obj: object) -> bool:
     return isinstance(obj, dict) and "entry" in obj and "buffers" in obj
 
 
-def _compile_spec(spec: Path, out_dir: Path) -> Path:
-    """Runs qct-compile on a spec; returns the generated .cu."""
-    from qct.compiler import compiler_path  # raises a clear QctError when not built
-
-    compiler = compiler_path()
-    result = subprocess.run([str(compiler), str(spec), "-o", str(out_dir)], text=True,
-                            capture_output=True)
-    if result.returncode != 0:
-        raise QctError(f"qct-compile failed on {spec} (exit {result.returncode}):\n"
-                       f"{result.stderr.strip()}")
-    sources = sorted(out_dir.glob("*.cu"))
-    if len(sources) != 1:
-        raise QctError(f"qct-compile on {spec} produced {len(sources)} .cu files in {out_dir}, "
-                       "expected one")
-    return sources[0]
-
-
 def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[str] | None = None,
          *, shape: tuple[int, ...] | None = None, arch: str | None = None,
          disable_cache: bool = False) -> Kernel:
@@ -439,14 +422,13 @@ def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[s
     if _is_metadata(document):
         source = path.parent / document.get("cuda_source", path.with_suffix(".cu").name)
         return _load_resolved(source, path.read_text(), schedule, shape, arch, disable_cache)
-    with tempfile.TemporaryDirectory(prefix="qct-load-") as tmp:
-        source = _compile_spec(path, Path(tmp))
-        # The kernel keeps the source and metadata text, so the folder may go.
-        return _load_resolved(source, source.with_suffix(".json").read_text(), schedule, shape,
-                              arch, disable_cache)
+    # A spec: the runtime compiles it through the compiler library (libqct_compiler.so).
+    source, metadata = compile_spec(path)
+    return _load_resolved(source, metadata, schedule, shape, arch, disable_cache)
 
 
-def _load_resolved(source: Path, metadata: str, schedule: Mapping[str, int] | Iterable[str] | None,
+def _load_resolved(source: Path | str, metadata: str,
+                   schedule: Mapping[str, int] | Iterable[str] | None,
                    shape: tuple[int, ...] | None, arch: str | None, disable_cache: bool) -> Kernel:
     if schedule is None and shape is not None:
         from qct import tuning
@@ -456,6 +438,15 @@ def _load_resolved(source: Path, metadata: str, schedule: Mapping[str, int] | It
         M, K, G = (*shape, 0)[:3]
         schedule = tuning.best_schedule(json.loads(metadata), M, K, tuning.current_gpu_name(), G)
     return Kernel(source, metadata, schedule=schedule, arch=arch, disable_cache=disable_cache)
+
+
+def compile_spec(spec: str | Path) -> tuple[str, str]:
+    """The CUDA source and metadata JSON the compiler emits for a spec, through the runtime's
+    qct_spec_compile (the compiler library, dlopened; no subprocess)."""
+    lib = _ffi.lib()
+    source, metadata = ctypes.c_char_p(), ctypes.c_char_p()
+    _check(lib.qct_spec_compile(str(spec).encode(), ctypes.byref(source), ctypes.byref(metadata)))
+    return _ffi.text(source.value), _ffi.text(metadata.value)
 
 
 def compile_to_cubin(cuda_source: str | Path, arch: str = "sm_90a",

@@ -1,10 +1,12 @@
 //===- host_app.cpp - A host application that JIT-compiles a qct kernel ---===//
 //
-//   qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] [--schedule
-//   NAME=VALUE]...
+//   qct_host_app (SPEC.json | KERNEL.cu [KERNEL.json]) [--M N] [--K N] [--G N]
+//                [--schedule NAME=VALUE]... [--arch ARCH]
 //
-// Compiles the generated kernel with NVRTC at run time (through the cache),
-// allocates its buffers with the CUDA driver API, launches it on a stream of
+// Given a spec, compiles it at run time through the compiler library
+// (qct_kernel_load_spec) and then with NVRTC; given a generated kernel,
+// compiles that with NVRTC (both through the cache). Then it
+// allocates the buffers with the CUDA driver API, launches on a stream of
 // its own, checks the device error flag and prints a checksum of each output.
 // Exits 2 with a clear message on a machine without a GPU or driver.
 //
@@ -53,19 +55,27 @@ int main(int argc, char **argv) {
   if (source.empty()) {
     std::fprintf(
         stderr,
-        "usage: qct_host_app KERNEL.cu [KERNEL.json] [--M N] [--K N] [--G N] "
-        "[--schedule NAME=VALUE]...\n");
+        "usage: qct_host_app (SPEC.json | KERNEL.cu [KERNEL.json]) [--M N] "
+        "[--K N] [--G N] [--schedule NAME=VALUE]... [--arch ARCH]\n");
     return 1;
   }
 
+  // A spec is a .json that is not a kernel's metadata (which sits beside its
+  // .cu); the compiler tells the two apart for real.
+  const bool isSpec = metadata.empty() && source.size() > 5 &&
+                      source.compare(source.size() - 5, 5, ".json") == 0;
   DriverFns cu;
-  if (!cu.load()) {
-    std::fprintf(stderr, "qct_host_app: no GPU available: %s\n",
+  const bool gpu = cu.load();
+  if (!gpu && options.arch.empty()) {
+    std::fprintf(stderr,
+                 "qct_host_app: no GPU available (pass --arch sm_90a to "
+                 "compile only): %s\n",
                  qct_last_error());
     return 2;
   }
   try {
-    qct::Kernel kernel(source, metadata, options);
+    qct::Kernel kernel = isSpec ? qct::Kernel::fromSpec(source, options)
+                                : qct::Kernel(source, metadata, options);
     qct_kernel_stats st = kernel.stats();
     std::string spills =
         st.spill_store_bytes < 0
@@ -80,6 +90,11 @@ int main(int argc, char **argv) {
                 : kernel.origin() == QCT_ORIGIN_DISK   ? "from the disk cache"
                                                      : "from the memory cache",
                 st.registers, (long long)st.local_memory_bytes, spills.c_str());
+    if (!gpu) {
+      std::fprintf(stderr, "qct_host_app: compiled; no GPU to launch on: %s\n",
+                   qct_last_error());
+      return 2;
+    }
     kernel.prepare(); // makes the primary context current, loads the module
     bool ragged = false;
     for (size_t i = 0; i < kernel.numBuffers(); ++i)

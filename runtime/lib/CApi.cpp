@@ -14,6 +14,7 @@
 #include "qct/runtime/Kernel.h"
 #include "qct/runtime/Nvrtc.h"
 #include "qct/runtime/ShapeExpr.h"
+#include "qct/runtime/SpecCompiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -129,6 +130,10 @@ const char *qct_status_name(qct_status s) {
     return "QCT_ERR_IO";
   case QCT_ERR_INTERNAL:
     return "QCT_ERR_INTERNAL";
+  case QCT_ERR_COMPILER_UNAVAILABLE:
+    return "QCT_ERR_COMPILER_UNAVAILABLE";
+  case QCT_ERR_SPEC:
+    return "QCT_ERR_SPEC";
   }
   return "QCT_ERR_UNKNOWN";
 }
@@ -155,6 +160,21 @@ const char *qct_last_error_field(qct_error_field field) {
 
 void qct_clear_error(void) { tLastError = LastError(); }
 
+namespace {
+LoadOptions loadOptions(const qct_load_options *options) {
+  LoadOptions lo;
+  if (options) {
+    lo.arch = options->arch ? options->arch : "";
+    lo.schedule = strings(options->schedule, options->num_schedule, "schedule");
+    lo.extraOptions =
+        strings(options->extra_nvrtc_options, options->num_extra_nvrtc_options,
+                "extra_nvrtc_options");
+    lo.disableCache = options->disable_cache != 0;
+  }
+  return lo;
+}
+} // namespace
+
 qct_status qct_kernel_load(const char *cuda_source, const char *metadata_json,
                            const qct_load_options *options,
                            qct_kernel **out_kernel) {
@@ -163,18 +183,39 @@ qct_status qct_kernel_load(const char *cuda_source, const char *metadata_json,
       fail(QCT_ERR_INVALID_ARGUMENT,
            "qct_kernel_load: cuda_source and out_kernel are required");
     *out_kernel = nullptr;
-    LoadOptions lo;
-    if (options) {
-      lo.arch = options->arch ? options->arch : "";
-      lo.schedule =
-          strings(options->schedule, options->num_schedule, "schedule");
-      lo.extraOptions =
-          strings(options->extra_nvrtc_options,
-                  options->num_extra_nvrtc_options, "extra_nvrtc_options");
-      lo.disableCache = options->disable_cache != 0;
-    }
     auto k = std::make_unique<qct_kernel>();
-    k->impl = Kernel::load(cuda_source, metadata_json ? metadata_json : "", lo);
+    k->impl = Kernel::load(cuda_source, metadata_json ? metadata_json : "",
+                           loadOptions(options));
+    *out_kernel = k.release();
+  });
+}
+
+qct_status qct_spec_compile(const char *spec_path, const char **cuda_source,
+                            const char **metadata_json) {
+  return guard([&] {
+    if (!spec_path || !cuda_source || !metadata_json)
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_spec_compile: spec_path, cuda_source and metadata_json are "
+           "required");
+    thread_local CompiledSpec last;
+    last = compileSpec(spec_path);
+    *cuda_source = last.cudaSource.c_str();
+    *metadata_json = last.metadataJson.c_str();
+  });
+}
+
+qct_status qct_kernel_load_spec(const char *spec_path,
+                                const qct_load_options *options,
+                                qct_kernel **out_kernel) {
+  return guard([&] {
+    if (!spec_path || !out_kernel)
+      fail(QCT_ERR_INVALID_ARGUMENT,
+           "qct_kernel_load_spec: spec_path and out_kernel are required");
+    *out_kernel = nullptr;
+    CompiledSpec compiled = compileSpec(spec_path);
+    auto k = std::make_unique<qct_kernel>();
+    k->impl = Kernel::load(compiled.cudaSource, compiled.metadataJson,
+                           loadOptions(options));
     *out_kernel = k.release();
   });
 }

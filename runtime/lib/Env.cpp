@@ -34,6 +34,11 @@ const qct_env_var kTable[] = {
      "CUDA toolkit root searched for lib64/libnvrtc.so.13.", 1},
     {"CUDA_PATH", "path", "",
      "Alternative CUDA toolkit root searched after CUDA_HOME.", 1},
+    {"QCT_COMPILER_LIBRARY", "path", "",
+     "The compiler library qct_kernel_load_spec dlopens to compile a spec at "
+     "run time (the runtime itself links no LLVM/MLIR); empty: "
+     "libqct_compiler.so beside libqct_runtime.so, then the loader path.",
+     0},
     {"QCT_DUMP_DIR", "path", "",
      "If set, every NVRTC compile writes its source, options, log and cubin "
      "here (named by cache key).",

@@ -46,7 +46,9 @@ typedef enum qct_status {
   QCT_ERR_CUDA = 9,       /* a driver call failed (name and code in message) */
   QCT_ERR_BAD_OFFSETS = 10, /* the kernel flagged QCT_ERROR_BAD_OFFSETS */
   QCT_ERR_IO = 11,          /* a file could not be read or written */
-  QCT_ERR_INTERNAL = 12
+  QCT_ERR_INTERNAL = 12,
+  QCT_ERR_COMPILER_UNAVAILABLE = 13, /* libqct_compiler.so not loadable */
+  QCT_ERR_SPEC = 14 /* the compiler rejected a spec (diagnostics attached) */
 } qct_status;
 
 /* Element types of tensor descriptors. u8/u16 metadata buffers are raw bytes:
@@ -160,6 +162,20 @@ QCT_API qct_status qct_kernel_load(const char *cuda_source,
                                    const char *metadata_json,
                                    const qct_load_options *options,
                                    qct_kernel **out_kernel);
+/* A kernel straight from a spec file: the runtime dlopens the compiler library
+ * (QCT_COMPILER_LIBRARY, else libqct_compiler.so beside this library, else the
+ * loader path) to emit its CUDA source and metadata, then loads those as
+ * qct_kernel_load does. QCT_ERR_COMPILER_UNAVAILABLE where qct was installed
+ * without its compiler; QCT_ERR_SPEC with the diagnostics for a bad spec. */
+QCT_API qct_status qct_kernel_load_spec(const char *spec_path,
+                                        const qct_load_options *options,
+                                        qct_kernel **out_kernel);
+/* What qct_kernel_load_spec loads: the CUDA source and metadata JSON the
+ * compiler emits for a spec. The strings stay valid until the next call of
+ * this function on the same thread. */
+QCT_API qct_status qct_spec_compile(const char *spec_path,
+                                    const char **cuda_source,
+                                    const char **metadata_json);
 QCT_API void qct_kernel_free(qct_kernel *kernel);
 QCT_API const char *qct_kernel_name(const qct_kernel *kernel);
 QCT_API const char *qct_kernel_entry(const qct_kernel *kernel);

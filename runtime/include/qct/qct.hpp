@@ -83,21 +83,19 @@ public:
   /// path, or empty for the .json beside the source.
   Kernel(const std::string &cudaSource, const std::string &metadata = {},
          const LoadOptions &options = {}) {
-    std::vector<const char *> sched, extra;
-    for (const auto &s : options.schedule)
-      sched.push_back(s.c_str());
-    for (const auto &s : options.extraNvrtcOptions)
-      extra.push_back(s.c_str());
-    qct_load_options o{};
-    o.arch = options.arch.empty() ? nullptr : options.arch.c_str();
-    o.schedule = sched.data();
-    o.num_schedule = sched.size();
-    o.extra_nvrtc_options = extra.data();
-    o.num_extra_nvrtc_options = extra.size();
-    o.disable_cache = options.disableCache;
+    COptions o(options);
     check(qct_kernel_load(cudaSource.c_str(),
-                          metadata.empty() ? nullptr : metadata.c_str(), &o,
+                          metadata.empty() ? nullptr : metadata.c_str(), &o.c,
                           &k_));
+  }
+  /// See qct_kernel_load_spec: compiles the spec at run time through the
+  /// compiler library, then loads it.
+  static Kernel fromSpec(const std::string &specPath,
+                         const LoadOptions &options = {}) {
+    Kernel k;
+    COptions o(options);
+    check(qct_kernel_load_spec(specPath.c_str(), &o.c, &k.k_));
+    return k;
   }
   ~Kernel() { qct_kernel_free(k_); }
   Kernel(Kernel &&o) noexcept : k_(std::exchange(o.k_, nullptr)) {}
@@ -107,6 +105,28 @@ public:
   }
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
+
+private:
+  Kernel() = default;
+  /// qct_load_options viewing a LoadOptions (valid while both live).
+  struct COptions {
+    explicit COptions(const LoadOptions &options) {
+      for (const auto &s : options.schedule)
+        sched.push_back(s.c_str());
+      for (const auto &s : options.extraNvrtcOptions)
+        extra.push_back(s.c_str());
+      c.arch = options.arch.empty() ? nullptr : options.arch.c_str();
+      c.schedule = sched.data();
+      c.num_schedule = sched.size();
+      c.extra_nvrtc_options = extra.data();
+      c.num_extra_nvrtc_options = extra.size();
+      c.disable_cache = options.disableCache;
+    }
+    std::vector<const char *> sched, extra;
+    qct_load_options c{};
+  };
+
+public:
 
   std::string name() const { return qct_kernel_name(k_); }
   std::string entry() const { return qct_kernel_entry(k_); }

@@ -130,22 +130,6 @@ def test_compile_error_message_has_every_field(tmp_path: Path) -> None:
         assert section in str(err)
 
 
-def test_spec_without_compiler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = tmp_path / "spec.json"
-    spec.write_text('{"name": "x", "source": {"format": "bf16"}}')
-    empty = tmp_path / "no-build"
-    (empty / "bin").mkdir(parents=True)
-    monkeypatch.setenv("PATH", str(empty / "bin"))
-    import qct.env
-
-    monkeypatch.setattr(qct.env, "build_dir", lambda: empty)
-    import qct.compiler
-
-    monkeypatch.setattr(qct.compiler, "build_dir", lambda: empty)
-    with pytest.raises(cli.QctError, match="qct-compile not found"):
-        qct.load(spec)
-
-
 def test_launch_without_gpu_is_a_clear_error(tmp_path: Path) -> None:
     from qct import _ffi
 
