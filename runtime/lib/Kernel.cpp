@@ -260,19 +260,24 @@ void Kernel::launch(const qct_tensor *tensors, std::size_t count,
   ContextState &st = prepare();
   Driver &drv = Driver::get();
   args.error_flag = reinterpret_cast<unsigned int *>(st.errorFlag);
-  if (plan.dynamic_smem_bytes > st.smemLimit) {
-    drv.check(drv.cuFuncSetAttribute(st.function, kFuncAttrMaxDynamicSmem,
-                                     int(plan.dynamic_smem_bytes)),
-              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  // Above the 48 KiB every launch gets, the function needs an opt-in; the
+  // limit is read and raised under the lock (launches may race), and launches
+  // under 48 KiB, nearly all of them, never take it.
+  if (plan.dynamic_smem_bytes > 48 * 1024) {
     std::lock_guard<std::mutex> lock(binary->mu);
-    st.smemLimit = plan.dynamic_smem_bytes;
+    if (plan.dynamic_smem_bytes > st.smemLimit) {
+      drv.check(drv.cuFuncSetAttribute(st.function, kFuncAttrMaxDynamicSmem,
+                                       int(plan.dynamic_smem_bytes)),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+      st.smemLimit = plan.dynamic_smem_bytes;
+    }
   }
   void *params[] = {&args};
   drv.check(drv.cuLaunchKernel(st.function, plan.grid[0], plan.grid[1],
                                plan.grid[2], plan.block[0], plan.block[1],
                                plan.block[2], plan.dynamic_smem_bytes,
                                static_cast<CUstream>(stream), params, nullptr),
-            ("cuLaunchKernel(" + meta.entry + ")").c_str());
+            "cuLaunchKernel", meta.entry);
 }
 
 std::uint32_t Kernel::checkErrors(void *stream) {

@@ -55,6 +55,12 @@ struct Driver {
 
   /// Throws RuntimeError(QCT_ERR_CUDA) naming `call` and the driver's error.
   void check(CUresult rc, const char *call) const;
+  /// As above, naming `subject` (e.g. the kernel) in the message; the text is
+  /// only built on failure, so hot paths (launch) pay nothing for it.
+  void check(CUresult rc, const char *call, const std::string &subject) const {
+    if (rc != 0)
+      check(rc, (std::string(call) + "(" + subject + ")").c_str());
+  }
 
   /// The current context, retaining device 0's primary context (and making
   /// it current) when the thread has none, as the CUDA runtime does.
