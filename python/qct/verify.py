@@ -8,6 +8,7 @@ output buffer byte for byte. `qct run`, `qct verify` and the GPU tests all go th
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -166,7 +167,7 @@ def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None) 
     for t in outputs.values():
         t.view(torch.uint8).fill_(POISON)
     tensors.update(outputs)
-    with torch.cuda.stream(stream) if stream is not None else _nullcontext():
+    with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext():
         kernel(**tensors)
         kernel.check_errors()
     torch.cuda.synchronize()
@@ -176,14 +177,6 @@ def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None) 
         got = outputs[name].contiguous().view(torch.uint8).reshape(-1).cpu().numpy()
         problems += first_mismatches(name, want, got)
     return CaseResult(case, not problems, problems, moved)
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
