@@ -45,6 +45,7 @@ class CaseResult:
     ok: bool
     problems: list[str] = field(default_factory=list)
     bytes_moved: int = 0
+    tensors: dict[str, Any] | None = None  # the launch's device tensors, when asked to keep them
 
 
 def load_metadata(path: Path) -> dict[str, Any]:
@@ -153,7 +154,8 @@ def first_mismatches(name: str, expected: np.ndarray, found: np.ndarray, limit: 
     return lines
 
 
-def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None) -> CaseResult:
+def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None,
+             keep_tensors: bool = False) -> CaseResult:
     """Runs one case on the current CUDA device; the comparison covers every output byte."""
     import torch
 
@@ -176,7 +178,7 @@ def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None) 
     for name, want in expected.items():
         got = outputs[name].contiguous().view(torch.uint8).reshape(-1).cpu().numpy()
         problems += first_mismatches(name, want, got)
-    return CaseResult(case, not problems, problems, moved)
+    return CaseResult(case, not problems, problems, moved, tensors if keep_tensors else None)
 
 
 def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:

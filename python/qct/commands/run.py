@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.m < 0 or args.k <= 0:
         raise QctError(f"--m must be >= 0 and --k > 0, found M={args.m}, K={args.k}")
-    torch = require_gpu()
+    require_gpu()
     # No --schedule: the tuned schedule for this shape on this GPU, else the heuristic.
     kernel = runtime.load(args.spec, schedule=parse_schedule(args.schedule) or None,
                           shape=(args.m, args.k, args.groups))
@@ -51,13 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if verify.is_ragged(meta) and args.groups <= 0:
         args.groups = 8
     case = verify.Case(args.m, args.k, args.groups, args.seed, tuple(sorted(kernel.schedule.items())))
-    result = verify.run_case(kernel, meta, case)
-    # Time on the same shapes (fresh input, outputs reused).
-    src = verify.make_source(meta, args.m, args.k, args.seed)
-    offsets = verify.make_offsets(meta, args.m, args.groups, args.seed)
-    dev = torch.device("cuda")
-    tensors = verify.kernel_inputs(meta, src, offsets, dev)
-    tensors.update(kernel.allocate_outputs(args.m, args.k, tensors.get("offsets"), device=dev))
+    # Timed on the verified launch's own tensors.
+    result = verify.run_case(kernel, meta, case, keep_tensors=True)
+    tensors = result.tensors
     times = time_launches(lambda i: kernel(**tensors), args.iters)
     med = statistics.median(times)
     gbps = result.bytes_moved / (med * 1e-6) / 1e9 if med > 0 else 0.0
