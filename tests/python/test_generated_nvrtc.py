@@ -11,7 +11,7 @@ import pytest
 from qct import verify
 
 REPO = Path(__file__).resolve().parents[2]
-GENERATED = sorted((REPO / "generated").glob("*.json"))
+GENERATED = sorted((REPO / "generated").glob("**/*.json"))  # bundled and coverage kernels
 
 
 def _params() -> list[tuple[Path, tuple]]:

@@ -12,9 +12,10 @@ from qct.env import REPO_ROOT
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="verify generated kernels bitwise on the GPU (every schedule)",
-                       description="For each generated kernel (metadata .json; default: generated/*.json) "
-                       "run the GPU tier's cases — every legal schedule, M=1, M not a multiple of 128, "
-                       "ragged groups that are empty or one row — and compare with the CPU reference.")
+                       description="For each generated kernel (metadata .json; default: every one "
+                       "under generated/, coverage/ included) run the GPU tier's cases — every legal "
+                       "schedule, M=1, M not a multiple of 128, ragged groups that are empty or one "
+                       "row — and compare with the CPU reference.")
     p.add_argument("kernels", nargs="*", type=Path, metavar="KERNEL")
     p.add_argument("--quick", action="store_true", help="one case per kernel")
     p.set_defaults(func=run)
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from qct.gpu import require_gpu
 
     require_gpu()
-    paths = args.kernels or sorted((REPO_ROOT / "generated").glob("*.json"))
+    paths = args.kernels or sorted((REPO_ROOT / "generated").glob("**/*.json"))
     passed = failed = 0
     for path in paths:
         meta = verify.load_metadata(path)

@@ -7,7 +7,7 @@
 // (compiler/lib/Reference), which is an independent implementation of
 // docs/numerics.md. On the host the fp8 hardware conversion is replaced by the
 // exact encoder; that the GPU's cvt.rn.satfinite agrees on exact fp32 inputs
-// is checked on the GPU by tests/device-samples/run_gpu_check.sh.
+// is checked on the GPU by the GPU tier (tests/gpu) on every generated kernel.
 //
 //===----------------------------------------------------------------------===//
 
