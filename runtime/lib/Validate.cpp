@@ -235,10 +235,12 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
                        " K=" + std::to_string(d.K) +
                        " G=" + std::to_string(d.G) + ", found " +
                        shapeText(t.shape, t.ndim));
+    // An empty tensor's strides say nothing (torch reports [1, 1] for a
+    // [K, 0] tensor), and nothing is read or written through them.
     bool zeroStrides = true;
     for (int k = 0; k < t.ndim; ++k)
       zeroStrides &= t.strides[k] == 0;
-    if (!zeroStrides) {
+    if (!zeroStrides && numel != 0) {
       std::int64_t expect = 1;
       for (int k = t.ndim - 1; k >= 0; --k) {
         if (t.shape[k] != 1 && t.strides[k] != expect)
