@@ -17,9 +17,13 @@
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define QCT_HD __host__ __device__ __forceinline__
 #define QCT_DEV __device__ __forceinline__
+// Rare exact paths called from unrolled loops: one out-of-line copy instead of
+// one inlined copy per element keeps NVRTC's cold compile short.
+#define QCT_HD_OUTLINE __host__ __device__ __noinline__
 #else
 #define QCT_HD inline
 #define QCT_DEV inline
+#define QCT_HD_OUTLINE inline
 #endif
 
 namespace qct {

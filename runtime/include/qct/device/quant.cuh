@@ -87,6 +87,13 @@ template <Fmt F> QCT_HD double exact_value(u32 c, u32 scale) {
   }
 }
 
+/// encode(OutF, exact_value<F>(c, scale)) out of line: the rare exact path of
+/// a decode (MX scale bytes outside [2, 252], fp8 sources), which unrolled over
+/// a 32-element vector made NVRTC take over a second.
+template <Fmt F, Fmt OutF> QCT_HD_OUTLINE u32 encode_exact_value(u32 c, u32 scale) {
+  return encode(FmtTraits<OutF>::elem(), exact_value<F>(c, scale));
+}
+
 /// The decoded value rounded to bf16 (fuse: false), returned as the fp32 it
 /// equals. For e2m1 with 2 <= b <= 252 the product is a normal fp32 with a
 /// 2-bit significand, so it is exact in bf16: an exponent add. Elsewhere the
@@ -98,7 +105,7 @@ template <Fmt F> QCT_HD float bf16_value(u32 c, u32 scale) {
       return bits_f32((b & 0x7FFFFFFFu) ? b + ((scale - 127) << 23) : b);
     }
   }
-  return bf16_to_f32(encode(kBF16(), exact_value<F>(c, scale)));
+  return bf16_to_f32(encode_exact_value<F, Fmt::bf16>(c, scale));
 }
 
 //===----------------------------------------------------------------------===//

@@ -121,7 +121,7 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
         const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
         qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
       } else {
-        qb.q[i] = encode(O::T::elem(), exact_value<S::fmt>(c, sv.scale));
+        qb.q[i] = encode_exact_value<S::fmt, O::fmt>(c, sv.scale);
       }
     }
   } else if constexpr (path == ValuePath::exact) {
