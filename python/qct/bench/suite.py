@@ -230,14 +230,31 @@ class Bench:
         self.kernels, self.metas = kernels, metas
         self.copy_gbps, self.spin, self.clock = copy_gbps, spin, clock
         self.l2 = timing.l2_bytes(torch)
+        self.by_schedule: dict[tuple[str, tuple[tuple[str, int], ...]], Any] = {}
         self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0],
                                opts.realistic_inputs)
+
+    def kernel_at(self, name: str, M: int, K: int, groups: int = 0) -> Any:
+        """The kernel with the schedule a user gets for this shape (qct.load(..., shape=...): the
+        tuned one for this GPU, else the heuristic), loaded once per distinct schedule."""
+        from qct import runtime
+
+        meta = self.metas[name]
+        shape = (M, K, groups) if groups else (M, K)
+        schedule = runtime.schedule_for(meta, shape)
+        if schedule is None or schedule == self.kernels[name].schedule:
+            return self.kernels[name]
+        key = (name, tuple(sorted(schedule.items())))
+        if key not in self.by_schedule:
+            self.by_schedule[key] = runtime.load(meta["_path"], schedule=schedule)
+        return self.by_schedule[key]
 
     def expected_us(self, nbytes: int) -> float:
         return nbytes / (self.copy_gbps * 1e9 * 0.8) * 1e6 + 2.0
 
     def sets_for(self, meta: dict[str, Any], M: int, K: int, nbytes: int,
-                 offsets: Any = None) -> list[dict[str, Any]]:
+                 offsets: Any = None, kernel: Any = None) -> list[dict[str, Any]]:
+        kernel = kernel if kernel is not None else self.kernels[meta["name"]]
         base = self.bank.sources(meta, M, K)
         n = timing.rotation_sets(nbytes, self.l2)
         sets = []
@@ -246,8 +263,7 @@ class Bench:
             if offsets is not None:
                 name = next(b["name"] for b in meta["buffers"] if b["field"] == "offsets")
                 tensors[name] = offsets
-            tensors.update(self.kernels[meta["name"]].allocate_outputs(M, K, offsets,
-                                                                       device=DEVICE))
+            tensors.update(kernel.allocate_outputs(M, K, offsets, device=DEVICE))
             sets.append(tensors)
         return sets
 
@@ -260,7 +276,7 @@ class Bench:
         return False
 
     def time_kernel(self, name: str, M: int, K: int, groups: int = 0) -> Row | None:
-        meta, kernel = self.metas[name], self.kernels[name]
+        meta, kernel = self.metas[name], self.kernel_at(name, M, K, groups)
         offsets_np = verify.make_offsets(meta, M, groups, SEED) if groups else None
         fb = floor.floor_bytes(meta["spec"], M, K, None if offsets_np is None else offsets_np.tolist())
         row = Row("qct-ragged" if groups else "qct", name, M, K, groups, fb.total,
@@ -275,7 +291,7 @@ class Bench:
             sizes = np.diff(offsets_np)
             row.extra["group_sizes"] = {"empty": int((sizes == 0).sum()), "max": int(sizes.max()),
                                         "median": float(np.median(sizes))}
-        sets = self.sets_for(meta, M, K, fb.total, offsets)
+        sets = self.sets_for(meta, M, K, fb.total, offsets, kernel)
         t = timing.time_launches(self.torch, self.spin, lambda i: kernel(**sets[i % len(sets)]),
                                  timing.iterations_for(self.expected_us(fb.total)))
         kernel.check_errors()
@@ -335,14 +351,14 @@ class Bench:
             f" ({chain_bytes / 1e6:.0f} MB moved by the two launches){speed}")
 
     def time_peer(self, name: str, compiled: bool, qct_row: Row | None) -> None:
-        meta, kernel = self.metas[name], self.kernels[name]
-        peer = peers.peer_for(meta)
         M, K = HEADLINE
+        meta, kernel = self.metas[name], self.kernel_at(name, M, K)
+        peer = peers.peer_for(meta)
         fb = floor.floor_bytes(meta["spec"], M, K)
         row = Row("torch-compile" if compiled else "torch-eager", name, M, K, 0, fb.total)
         if self.out_of_time(row, EST_COMPILE_S if compiled else 2.0) or peer is None:
             return
-        sets = self.sets_for(meta, M, K, fb.total)
+        sets = self.sets_for(meta, M, K, fb.total, kernel=kernel)
         inputs = [peers.peer_inputs(meta, s) for s in sets]
         fn: Callable[..., Any] = peer
         try:
