@@ -481,6 +481,38 @@ QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
   }
 }
 
+/// The mxfp4 -> bf16 decode of one source block (32 codes in 4 words) for a
+/// scale byte 2 <= b <= 252, where every value e2m1 * 2^(b-127) is a normal
+/// bf16 (an exponent add, exact). The 8 positive results form a table of
+/// 16-bit values built with two packed adds (IMAD: the FMA pipe), split into
+/// a low-byte and a high-byte table; prmt then decodes 4 codes per table and
+/// two more prmt interleave the bytes into bf16 pairs, about 2.5 ALU
+/// instructions per element instead of ~8. Writes 16 words (32 bf16).
+QCT_HD void e2m1_block_to_bf16(const u32 (&codes)[4], u32 b, u32 (&out)[16]) {
+  // bf16 bits of the e2m1 magnitudes 0, .5, 1, 1.5, 2, 3, 4, 6, two per word;
+  // D = (b - 127) << 7 added to both halves (no borrow crosses: every nonzero
+  // half stays within [0x80, 0x7F40]); magnitude 0 (the low half of w01)
+  // stays 0, so D goes into w01's high half only.
+  const u32 dh = (u32)(((int)b - 127) * 128) << 16;
+  const u32 d = dh + (u32)(((int)b - 127) * 128);
+  const u32 w01 = 0x3F000000u + dh;
+  const u32 w23 = 0x3FC03F80u + d;
+  const u32 w45 = 0x40404000u + d;
+  const u32 w67 = 0x40C04080u + d;
+  const u32 lo_a = prmt(w01, w23, 0x6420), lo_b = prmt(w45, w67, 0x6420);
+  const u32 hi_a = prmt(w01, w23, 0x7531), hi_b = prmt(w45, w67, 0x7531);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
+    const u32 lo = prmt(lo_a, lo_b, x & 0x7777u);
+    // Sign (code bit 3) to bit 7 of each high byte, as in aligned_e2m1_block.
+    const u32 sgn = (prmt(0x80u, 0u, x & 0x8888u) << 1) & 0x80808080u;
+    const u32 hi = prmt(hi_a, hi_b, x & 0x7777u) | sgn;
+    out[2 * i] = prmt(lo, hi, 0x5140);
+    out[2 * i + 1] = prmt(lo, hi, 0x7362);
+  }
+}
+
 } // namespace dev
 } // namespace qct
 

@@ -96,6 +96,29 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     }
     return;
   }
+  if constexpr (path == ValuePath::exact && S::fmt == Fmt::mxfp4 &&
+                O::fmt == Fmt::bf16) {
+    // Decoding mxfp4 to bf16: a thread's 32 codes are one source block; a
+    // scale byte in [2, 252] takes the byte-table decode, others (rare: NaN
+    // blocks, extreme scales) the exact path element by element.
+    if (!valid)
+      return;
+    const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
+    u32 w[16];
+    if (sv.scale >= 2 && sv.scale <= 252) {
+      e2m1_block_to_bf16(codes, sv.scale, w);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const u32 pair = codes[i / 4] >> (8 * (i % 4));
+        w[i] = encode_exact_value<S::fmt, O::fmt>(pair & 0xF, sv.scale) |
+               (encode_exact_value<S::fmt, O::fmt>((pair >> 4) & 0xF, sv.scale)
+                << 16);
+      }
+    }
+    store_words<64>(static_cast<u8 *>(args.out[OI]) + lin * 2, w);
+    return;
+  }
   QBlock<N> qb;
   if constexpr (path == ValuePath::hp) {
     float v[N];
