@@ -435,6 +435,79 @@ template <typename O, int N> void checkExactBlocks(long long &n) {
   }
 }
 
+/// The row kernel's fast path for quantized sources with power-of-two scales:
+/// decoded values as exact fp32 (pow2_scaled_value), then the fp32 quantizer,
+/// against the reference on the exact values. Every element code, scales over
+/// the whole accepted range and beyond it (which must be refused).
+template <dev::Fmt SF, typename O, int N> void checkPow2SourceBlocks(long long &n) {
+  std::mt19937_64 rng(31 + N + int(SF));
+  const bool mx = O::T::mx;
+  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
+                                  ? ref::kE2M1
+                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
+  constexpr bool srcMx = dev::FmtTraits<SF>::mx;
+  const ref::FloatFormat &E =
+      SF == dev::Fmt::fp8_e5m2 || SF == dev::Fmt::mxfp8_e5m2 ? ref::kE5M2
+                                                             : ref::kE4M3;
+  for (int t = 0; t < 60000; ++t) {
+    const int k = int(rng() % 261) - 130;
+    const uint32_t scale =
+        srcMx ? uint32_t(std::max(0, std::min(254, k + 127)))
+              : (t % 11 == 0 ? bits(float(std::ldexp(1.5, k)))
+                             : (uint32_t(std::max(1, std::min(254, k + 127)))
+                                << 23));
+    int kk = 0;
+    const bool fast = dev::pow2_source_scale<SF>(scale, kk);
+    const double sv = srcMx ? ref::pow2(int(scale) - 127) : double(f32(scale));
+    const bool isPow2 = std::frexp(sv, &kk) == 0.5;
+    if (!fast) {
+      ASSERT_TRUE(!isPow2 || std::abs(std::ilogb(sv)) > 100) << scale;
+      continue;
+    }
+    ASSERT_TRUE(isPow2) << scale;
+    dev::pow2_source_scale<SF>(scale, kk);
+    float v[N];
+    double x[N];
+    for (int i = 0; i < N; ++i) {
+      uint32_t c = uint32_t(i < 256 && t % 2 ? i : rng()) & 0xFF;
+      if (t % 5 != 0 && std::isnan(ref::decode(c, E)))
+        c = 0x38; // most blocks without NaN
+      v[i] = dev::pow2_scaled_value<SF>(c, kk);
+      x[i] = ref::decode(c, E) * sv;
+      if (!std::isnan(x[i]))
+        ASSERT_EQ(double(v[i]), x[i]) << "code " << c << " scale " << scale;
+    }
+    uint8_t want[N];
+    uint32_t wantScale;
+    if (mx)
+      wantScale =
+          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
+    else if (O::scale == dev::Scale::amax)
+      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
+    else
+      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
+    const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
+    ASSERT_EQ(q.scale, wantScale) << "block " << t;
+    for (int i = 0; i < N; ++i)
+      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i;
+    ++n;
+  }
+}
+
+TEST(DeviceCodec, Pow2SourceFastPath) {
+  using F = dev::Fmt;
+  using L = dev::Layout;
+  using S = dev::Scale;
+  long long n = 0;
+  checkPow2SourceBlocks<F::fp8_e4m3, dev::Out<F::mxfp4, L::row, 32, S::floor>, 32>(n);
+  checkPow2SourceBlocks<F::fp8_e5m2, dev::Out<F::mxfp4, L::row, 32, S::rceil>, 32>(n);
+  checkPow2SourceBlocks<F::fp8_e4m3, dev::Out<F::mxfp8_e5m2, L::row, 32, S::floor>, 32>(n);
+  checkPow2SourceBlocks<F::mxfp8_e4m3, dev::Out<F::mxfp4, L::row, 32, S::floor>, 32>(n);
+  checkPow2SourceBlocks<F::mxfp8_e5m2, dev::Out<F::fp8_e4m3, L::row, 128, S::amax>, 128>(n);
+  checkPow2SourceBlocks<F::fp8_e5m2, dev::Out<F::fp8_e4m3, L::row, 128, S::pow2>, 128>(n);
+  RecordProperty("blocks", std::to_string(n));
+}
+
 TEST(DeviceCodec, BlocksMatchReference) {
   using F = dev::Fmt;
   using L = dev::Layout;

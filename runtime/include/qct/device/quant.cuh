@@ -87,6 +87,40 @@ template <Fmt F> QCT_HD double exact_value(u32 c, u32 scale) {
   }
 }
 
+/// Whether every lane of the warp passes p (host: p). Branches that contain
+/// lane-group shuffles must be warp-uniform.
+QCT_HD bool warp_all(bool p) {
+#ifdef __CUDA_ARCH__
+  return __all_sync(0xFFFFFFFFu, p) != 0;
+#else
+  return p;
+#endif
+}
+
+/// Whether a quantized source's scale is 2^k with |k| <= 100 (every MX scale
+/// byte in [27, 227]; an FP8 1x128 scale_inv that is a positive power of two
+/// in that range, as `pow2` sources have). Then element * scale is an exact
+/// normal fp32 for every nonzero finite element (magnitudes 2^-16..57344):
+/// the element's fp32 bits plus k in the exponent field.
+template <Fmt F> QCT_HD bool pow2_source_scale(u32 scale, int &k) {
+  if constexpr (FmtTraits<F>::mx) {
+    k = (int)scale - 127;
+  } else {
+    if ((scale & 0x807FFFFFu) != 0) // negative, or a mantissa: not 2^k
+      return false;
+    k = (int)(scale >> 23) - 127;
+  }
+  return k >= -100 && k <= 100;
+}
+
+/// The exact decoded value element * 2^k as fp32 (pow2_source_scale held):
+/// zeros, NaN and Inf are the element's own.
+template <Fmt F> QCT_HD float pow2_scaled_value(u32 c, int k) {
+  const u32 eb = elem_f32_bits<F>(c);
+  const u32 a = eb & 0x7FFFFFFFu;
+  return bits_f32(a == 0 || a >= 0x7F800000u ? eb : eb + ((u32)k << 23));
+}
+
 /// encode(OutF, exact_value<F>(c, scale)) out of line: the rare exact path of
 /// a decode (MX scale bytes outside [2, 252], fp8 sources), which unrolled over
 /// a 32-element vector made NVRTC take over a second.
@@ -220,6 +254,24 @@ QCT_HD QBlock<N> quantize_hp(const float (&v)[N]) {
   return r;
 }
 
+/// encode(OutF, v, e) out of line, for quantize_exact's unrolled loops (the
+/// exact path is the rare one where the fp32 path exists, and unrolled inline
+/// copies of the 64-bit rounding dominate NVRTC's compile time).
+template <Fmt OutF> QCT_HD_OUTLINE u32 encode_scaled(double v, int e) {
+  return encode(FmtTraits<OutF>::elem(), v, e);
+}
+
+/// encode(OutF, fl32(v / s)) for an exact v and an fp32 scale s > 0 (bits),
+/// out of line like encode_scaled: NaN keeps its sign, Inf saturates.
+template <Fmt OutF> QCT_HD_OUTLINE u32 encode_quotient(double v, u32 s) {
+  constexpr FloatFmt F = FmtTraits<OutF>::elem();
+  const Parts px = parts_f64(v);
+  if (px.nan || px.inf)
+    return encode_parts(F, px, 0);
+  const Parts ps = parts_f32(bits_f32(s));
+  return encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
+}
+
 /// From exact decoded values of a quantized source (double), all rounding in
 /// integers (encode/div_f32_bits), so no double rounding anywhere.
 template <typename O, int N, int L>
@@ -251,7 +303,7 @@ QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
     r.scale = b;
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      r.q[i] = encode(F, v[i], (int)b - 127);
+      r.q[i] = encode_scaled<O::fmt>(v[i], (int)b - 127);
   } else {
     const u64 maxf = f64_bits(7.0 * pow2_f64(F.emax - 2));
     u64 amax = 0;
@@ -269,7 +321,7 @@ QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
       r.scale = pow2_f32_bits(e);
 #pragma unroll
       for (int i = 0; i < N; ++i)
-        r.q[i] = encode(F, v[i], e);
+        r.q[i] = encode_scaled<O::fmt>(v[i], e);
     } else {
       u32 s = amax == 0 ? 0u : div_f32_bits(false, pa.m, pa.E, 7, F.emax - 2);
       if (s == 0)
@@ -278,16 +330,9 @@ QCT_HD QBlock<N> quantize_exact(const double (&v)[N]) {
         s = 0x7F7FFFFFu; // beyond fp32 (quantized sources only): FLT_MAX
 
       r.scale = s;
-      const Parts ps = parts_f32(bits_f32(s));
 #pragma unroll
-      for (int i = 0; i < N; ++i) {
-        const Parts px = parts_f64(v[i]);
-        if (px.nan || px.inf) // NaN keeps its sign, Inf saturates
-          r.q[i] = encode_parts(F, px, 0);
-        else
-          r.q[i] =
-              encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
-      }
+      for (int i = 0; i < N; ++i)
+        r.q[i] = encode_quotient<O::fmt>(v[i], s);
     }
   }
   return r;

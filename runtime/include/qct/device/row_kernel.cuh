@@ -148,11 +148,24 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
       }
     }
   } else if constexpr (path == ValuePath::exact) {
-    double v[N];
+    // With a power-of-two source scale (every MX block but extreme ones; FP8
+    // blocks with pow2 scales) the decoded values are exact fp32, and the fp32
+    // quantizer gives the contract's bits on exact values: no doubles. The
+    // branch is warp-uniform because the quantizers shuffle.
+    int k = 0;
+    if (warp_all(pow2_source_scale<S::fmt>(sv.scale, k))) {
+      float v[N];
 #pragma unroll
-    for (int i = 0; i < N; ++i)
-      v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-    qb = quantize_exact<O, N, L>(v);
+      for (int i = 0; i < N; ++i)
+        v[i] = pow2_scaled_value<S::fmt>(code_at<EB>(sv.raw, i), k);
+      qb = quantize_hp<O, N, L>(v);
+    } else {
+      double v[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+      qb = quantize_exact<O, N, L>(v);
+    }
   } else {
     u32 c[N];
     int b[N];
