@@ -215,7 +215,9 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
       rowb = "4*QCT_TILE_K";
       break;
     case Format::MXFP4:
-      rowb = "QCT_TILE_K/2";
+      // Twice the raw row: the aligned fp8 column pass (col_pass.cuh)
+      // transposes fp8 bytes through the same area.
+      rowb = "QCT_TILE_K";
       scb = "4*QCT_TILE_K";
       break;
     case Format::MXFP8_E4M3:
@@ -231,10 +233,8 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     }
     std::string smem = "128*(" + rowb + "+16)" + (scb.empty() ? "" : "+" + scb);
     std::string gridX = "cdiv(M,128)";
-    if (plan.ragged) {
+    if (plan.ragged)
       gridX = "cdiv(" + raggedCapacity(*plan.ragged) + ",128)+G";
-      smem += "+32*(G+1)+16";
-    }
     launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K)", "1"};
     launch["dynamic_smem_bytes"] = smem;
   }

@@ -3,9 +3,10 @@
 //
 // The offsets never leave the device (docs/kernel-abi.md), so every CTA that
 // needs them reads the G+1 offsets itself, validates them and scans the
-// per-group sizes with a block-wide prefix sum. That costs a few microseconds
-// of L2 reads per CTA for G in the hundreds and keeps the whole thing one
-// launch with no host synchronization.
+// per-group sizes with a block-wide prefix sum (one pass of THREADS groups
+// per step, L2 reads). That keeps the whole thing one launch with no host
+// synchronization. A tile-family CTA keeps nothing of the scan but its own
+// group (locate_tile): no per-group shared memory, no search.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_RAGGED_CUH
@@ -127,6 +128,85 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p,
   bad = __syncthreads_or(bad) != 0;
   if (bad && threadIdx.x == 0 && args.error_flag)
     atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  return !bad;
+}
+
+/// What a tile-family CTA needs to know about its group: the group's first
+/// token, padded position, first tile and first 32-block, its tokens and
+/// padded tokens; and the totals p[G], t[G], s[G] (capacity tail).
+struct TileHit {
+  i64 o, p, t, s, n, np;
+  GroupSums total;
+  bool found;
+};
+
+/// scan_groups for one tile: validates the offsets, writes the padded
+/// offsets if asked (`write`), and instead of keeping the G+1 prefix sums in
+/// shared memory and binary-searching them, the thread whose group holds
+/// tile index `tile` publishes that group (the scan already passes every
+/// group through some thread). Returns false for bad offsets, after raising
+/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
+template <typename Rag, int THREADS>
+QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
+                         bool write, TileHit &hit) {
+  using OffT = typename Rag::offset_t;
+  const OffT *off = static_cast<const OffT *>(args.offsets);
+  OffT *poff = static_cast<OffT *>(args.padded_offsets);
+  const i64 G = args.G;
+  constexpr i64 P = Rag::pad;
+  __shared__ TileHit s_hit;
+  bool bad = G < 0 || off == nullptr;
+  GroupSums carry = {0, 0, 0};
+  if (threadIdx.x == 0)
+    s_hit.found = false;
+  if (!bad) {
+    for (i64 base = 0; base < G; base += THREADS) {
+      const i64 g = base + threadIdx.x;
+      GroupSums v = {0, 0, 0};
+      i64 lo = 0, n = 0;
+      if (g < G) {
+        lo = (i64)off[g];
+        const i64 hi = (i64)off[g + 1];
+        n = hi - lo;
+        if (n < 0 || lo < 0 || hi > M)
+          bad = true;
+        const i64 np = n > 0 && !bad ? cdiv64(n, P) * P : 0;
+        v = {np, cdiv64(np, 128), cdiv64(np, 32)};
+      }
+      GroupSums tot;
+      const GroupSums ex = block_exclusive_scan<THREADS>(v, tot);
+      if (g < G) {
+        const i64 p = carry.p + ex.p, t = carry.t128 + ex.t128;
+        if (tile >= t && tile < t + v.t128) {
+          // Exactly one group holds a tile below t[G] (its tiles are
+          // [t, t + tiles)); shared memory was zeroed by nobody else.
+          s_hit.o = lo;
+          s_hit.p = p;
+          s_hit.t = t;
+          s_hit.s = carry.s32 + ex.s32;
+          s_hit.n = n;
+          s_hit.np = v.p;
+          s_hit.found = true;
+        }
+        if (Rag::write_padded && write && poff)
+          poff[g] = (OffT)p;
+      }
+      carry.p += tot.p;
+      carry.t128 += tot.t128;
+      carry.s32 += tot.s32;
+    }
+    if (threadIdx.x == 0) {
+      if ((i64)off[0] != 0 || (i64)off[G] != M)
+        bad = true;
+      if (Rag::write_padded && write && poff)
+        poff[G] = (OffT)carry.p;
+    }
+  }
+  bad = __syncthreads_or(bad) != 0; // also publishes s_hit
+  if (bad && threadIdx.x == 0 && args.error_flag)
+    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  hit = s_hit;
+  hit.total = carry;
   return !bad;
 }
 

@@ -15,28 +15,40 @@
 //     codes as one access (16 bytes for fp8): a feature's 128 tokens are one
 //     128-byte line.
 //
-// Ragged: the CTA's tile index is looked up in the group prefix sums that
-// every CTA computes (ragged.cuh); CTAs past the last group tile write the
-// capacity tail (zeros, padding scales) with the same column pass, since a
-// tail tile is a tile without tokens.
+// Fast column passes (col_pass.cuh) replace step 2 for mxfp4 -> aligned fp8
+// col outputs (converted in row orientation from the load registers, then
+// transposed as fp8 bytes) and bf16 -> pow2 fp8 col outputs (32-bit reads of
+// feature pairs), when every col output of the kernel qualifies.
+//
+// Ragged: every CTA scans the group sizes and the thread whose group holds
+// the CTA's tile publishes it (locate_tile, ragged.cuh); CTAs past the last
+// group tile write the capacity tail (zeros, padding scales) with the same
+// column pass, since a tail tile is a tile without tokens.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_TILE_KERNEL_CUH
 #define QCT_DEVICE_TILE_KERNEL_CUH
 
 #include "qct/device/row_kernel.cuh"
+#include "qct/device/col_pass.cuh"
 
 namespace qct {
 namespace dev {
 
+/// Bytes per tile row that the data area of shared memory holds: the raw
+/// source row, or for an mxfp4 source the fp8 row of the aligned column pass
+/// (col_pass.cuh), which is twice as wide.
+template <typename Cfg, int TILE_K> QCT_HD constexpr int tile_row_bytes() {
+  using S = typename Cfg::src;
+  return S::fmt == Fmt::mxfp4 ? TILE_K : TILE_K * S::T::elem_bits / 8;
+}
+
 /// Dynamic shared memory of the tile family (docs/device-library.md).
 template <typename Cfg, int TILE_K>
-QCT_HD constexpr long long tile_smem_bytes(long long G) {
+QCT_HD constexpr long long tile_smem_bytes() {
   using S = typename Cfg::src;
-  constexpr long long rowb = (long long)TILE_K * S::T::elem_bits / 8;
   constexpr long long scb = S::T::mx ? 4LL * TILE_K : (S::T::fp8 ? 512LL : 0LL);
-  return 128 * (rowb + 16) + scb +
-         (Cfg::ragged::enabled ? 32 * (G + 1) + 16 : 0);
+  return 128 * (tile_row_bytes<Cfg, TILE_K>() + 16) + scb;
 }
 
 /// The geometry of one CTA's tile.
@@ -96,13 +108,15 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   constexpr int NV = ROWB / 16;
   constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
   constexpr int SCB = S::T::mx ? 4 * TILE_K : (S::T::fp8 ? 512 : 0);
+  constexpr int DATA = 128 * (tile_row_bytes<Cfg, TILE_K>() + 16);
+  using Plan = ColPlan<Cfg>;
   constexpr int LOADS = 128 * NV / THREADS;
   constexpr int TASKS = TILE_K * 8 / THREADS;
   static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
 
   extern __shared__ __align__(16) u8 smem[];
   u8 *s_data = smem;
-  u8 *s_sc = smem + 128 * RS;
+  u8 *s_sc = smem + DATA;
 
   const i64 M = args.M;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
@@ -124,55 +138,45 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     tg.nb[1] = 1;
   } else {
     const i64 G = args.G;
-    i64 *s_o = reinterpret_cast<i64 *>(s_sc + SCB);
-    i64 *s_p = s_o + (G + 1), *s_t = s_p + (G + 1), *s_s = s_t + (G + 1);
-    if (!scan_groups<Rag, THREADS>(args, M, s_o, s_p, s_t, s_s,
-                                   blockIdx.x == 0 && blockIdx.y == 0))
+    const i64 t = blockIdx.x;
+    TileHit h;
+    if (!locate_tile<Rag, THREADS>(args, M, t,
+                                   blockIdx.x == 0 && blockIdx.y == 0, h))
       return;
     C = M + G * (Rag::pad - 1);
     scols[0] = (C + 31) / 32 + G;
     scols[1] = (C + 127) / 128 + G;
-    const i64 t = blockIdx.x;
-    if (t < s_t[G]) {
-      i64 lo = 0, hi = G; // first g with s_t[g+1] > t
-      while (lo < hi) {
-        const i64 mid = (lo + hi) / 2;
-        if (s_t[mid + 1] > t)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      const i64 g = lo, i = t - s_t[g];
-      const i64 n = s_o[g + 1] - s_o[g], np = s_p[g + 1] - s_p[g];
-      const i64 nl = n - 128 * i, cl = np - 128 * i;
-      tg.t0 = s_o[g] + 128 * i;
+    if (h.found) {
+      const i64 i = t - h.t;
+      const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
+      tg.t0 = h.o + 128 * i;
       tg.nt = nl <= 0 ? 0 : (nl < 128 ? (int)nl : 128);
-      tg.col0 = s_p[g] + 128 * i;
+      tg.col0 = h.p + 128 * i;
       tg.ncols = cl < 128 ? (int)cl : 128;
-      tg.sb[1] = s_t[g] + i;
+      tg.sb[1] = h.t + i;
       tg.nb[1] = 1;
-      tg.sb[0] = s_s[g] + 4 * i;
-      const i64 b32 = s_s[g + 1] - tg.sb[0];
+      tg.sb[0] = h.s + 4 * i;
+      const i64 b32 = (h.np + 31) / 32 - 4 * i; // the group's 32-blocks left
       tg.nb[0] = b32 < 4 ? (int)b32 : 4;
     } else { // capacity tail
-      const i64 k = t - s_t[G];
+      const i64 k = t - h.total.t128;
       tg.t0 = 0;
       tg.nt = 0;
-      tg.col0 = s_p[G] + 128 * k;
+      tg.col0 = h.total.p + 128 * k;
       const i64 cl = C - tg.col0;
       tg.ncols = cl <= 0 ? 0 : (cl < 128 ? (int)cl : 128);
-      tg.sb[1] = s_t[G] + k;
+      tg.sb[1] = h.total.t128 + k;
       const i64 b128 = scols[1] - tg.sb[1];
       tg.nb[1] = b128 <= 0 ? 0 : 1;
-      tg.sb[0] = s_s[G] + 4 * k;
+      tg.sb[0] = h.total.s32 + 4 * k;
       const i64 b32 = scols[0] - tg.sb[0];
       tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
     }
   }
 
   //--- 1. load the tile, row outputs, stage in shared memory ---------------
+  SrcVec sv[LOADS];
   if (tg.nt > 0) {
-    SrcVec sv[LOADS];
 #pragma unroll
     for (int u = 0; u < LOADS; ++u) {
       const int idx = threadIdx.x + u * THREADS;
@@ -191,8 +195,10 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                          M, K);
       }
     }
+    // The aligned pass converts from these registers; the others read the
+    // raw tile.
 #pragma unroll
-    for (int u = 0; u < LOADS; ++u) {
+    for (int u = 0; u < LOADS && !Plan::aligned_e2m1; ++u) {
       const int idx = threadIdx.x + u * THREADS;
       const int r = idx / NV, v = idx % NV;
       const int pv = v ^ ((r >> 4) & SWZ);
@@ -206,10 +212,29 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           reinterpret_cast<u32 *>(s_sc)[r] = sv[u].scale;
       }
     }
+  } else if constexpr (Plan::aligned_e2m1) {
+#pragma unroll
+    for (int u = 0; u < LOADS; ++u)
+      sv[u] = {{{0, 0, 0, 0}}, 0}; // a tile without tokens: all absent
+  } else if constexpr (Plan::bf16_pow2) {
+    // The bf16 pass reads absent rows as values: make them zeros.
+    for (int i = threadIdx.x; i < 128 * RS / 16; i += THREADS)
+      reinterpret_cast<uint4 *>(s_data)[i] = make_uint4(0, 0, 0, 0);
   }
-  __syncthreads();
 
   //--- 2. column pass -------------------------------------------------------
+  if constexpr (Plan::aligned_e2m1 || Plan::bf16_pow2) {
+    const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
+                            K,       scols[1], tg.sb[1], tg.nb[1]};
+    if constexpr (Plan::aligned_e2m1) {
+      aligned_e2m1_col_pass<Cfg, THREADS, TILE_K>(args, sv, g, k0, s_data);
+    } else {
+      __syncthreads();
+      bf16_pow2_col_pass<Cfg, THREADS, TILE_K>(args, g, k0, s_data);
+    }
+    return;
+  }
+  __syncthreads();
 #pragma unroll 1
   for (int u = 0; u < TASKS; ++u) {
     const int task = threadIdx.x + u * THREADS;

@@ -1,0 +1,395 @@
+//===- qct/device/col_pass.cuh - Fast column passes of the tile family ----===//
+//
+// The generic column pass (tile_kernel.cuh) gathers 16 tokens of one feature
+// with 16 narrow shared-memory loads and quantizes them element by element;
+// at 20+ ALU instructions per element it makes the tile family compute-bound.
+// Two common col outputs get a pass of their own, used when every col output
+// of the kernel qualifies (ColPlan):
+//
+//  - aligned e2m1 -> fp8 (mxfp4 source, `aligned` scale). A col FP8 block is
+//    128 tokens of one feature; its scale exponent comes from bmax, the
+//    largest source scale byte of those tokens in the feature's MX block, so
+//    all 32 features of an MX block share it, and token t's shift
+//    k_t = b_t - 127 - se is shared by its 32 features. So the tile is
+//    converted in the ROW orientation, straight from the load registers, with
+//    the row path's byte table (aligned_e2m1_block: 8 table bytes, one prmt
+//    per 4 codes), after a block-wide bmax per MX block; the fp8 bytes go to
+//    shared memory and are transposed there: each lane reads 16 tokens x 4
+//    features as 16 32-bit words and transposes 4x4 byte blocks with prmt
+//    (transpose4x4_bytes), then stores one 16-byte run per feature.
+//  - bf16 -> fp8 `pow2` col. A lane reads 32-bit words (2 features) of 16
+//    tokens, takes the packed |x| maximum with a 16x2 SIMD max, reduces over
+//    the 8 lanes of the 128 tokens, derives the pow2 exponent with one integer
+//    add (pow2_exp_from_bits) and converts token pairs of each feature with
+//    one cvt. NaN/Inf (rare) take a slow branch with the exact rules of
+//    quantize_hp (amax ignores NaN and counts Inf as max_F; NaN keeps its
+//    sign, Inf saturates).
+//
+// Shared-memory layouts and their bank behaviour are in docs/device-library.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_COL_PASS_CUH
+#define QCT_DEVICE_COL_PASS_CUH
+
+#include "qct/device/quant.cuh"
+
+namespace qct {
+namespace dev {
+
+//===----------------------------------------------------------------------===//
+// Host-testable helpers
+//===----------------------------------------------------------------------===//
+
+/// Transposes a 4x4 byte matrix: x[i] holds row i (byte j = column j); on
+/// return x[j] holds column j (byte i = row i). Eight prmt.
+QCT_HD void transpose4x4_bytes(u32 (&x)[4]) {
+  const u32 t0 = prmt(x[0], x[1], 0x5140u); // x0.b0 x1.b0 x0.b1 x1.b1
+  const u32 t1 = prmt(x[0], x[1], 0x7362u); // x0.b2 x1.b2 x0.b3 x1.b3
+  const u32 t2 = prmt(x[2], x[3], 0x5140u);
+  const u32 t3 = prmt(x[2], x[3], 0x7362u);
+  x[0] = prmt(t0, t2, 0x5410u);
+  x[1] = prmt(t0, t2, 0x7632u);
+  x[2] = prmt(t1, t3, 0x5410u);
+  x[3] = prmt(t1, t3, 0x7632u);
+}
+
+/// Per-halfword unsigned maximum (one VIMNMX.U16x2 on sm_90).
+QCT_HD u32 vmax_u16x2(u32 a, u32 b) {
+#ifdef __CUDA_ARCH__
+  return __vmaxu2(a, b);
+#else
+  const u32 lo = (a & 0xFFFFu) > (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
+  const u32 hi = (a >> 16) > (b >> 16) ? a >> 16 : b >> 16;
+  return lo | (hi << 16);
+#endif
+}
+
+/// pow2_scale_exp from the fp32 bits A of a finite amax >= 0: the smallest e
+/// with amax <= max_F * 2^e is the smallest e with A <= bits(max_F) + e * 2^23
+/// (fp32 bits are monotonic and adding e * 2^23 multiplies by 2^e while the
+/// result stays normal, which holds for every e > -127 here), so e =
+/// ceil((A - bits(max_F)) / 2^23). Amax below 2^-126 gives e <= -128, which
+/// clamps to -127 as the exact rule does; amax 0 gives 0.
+template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
+  constexpr int maxbits = E5M2 ? 0x47600000 : 0x43E00000; // 57344, 448
+  const int e = ((int)A - maxbits + 0x7FFFFF) >> 23;      // arithmetic shift
+  const int c = e < -127 ? -127 : (e > 127 ? 127 : e);
+  return A == 0 ? 0 : c;
+}
+
+/// One lane's share of the bf16 pow2 amax: the per-feature (low/high half)
+/// maximum of |x| over 16 words of 2 bf16 features; `special` says an Inf
+/// or NaN was among them, in which case NaN counts 0 and Inf max_F (bf16
+/// bits maxf16), the rule of quantize_hp. The lanes' results combine with
+/// vmax_u16x2.
+QCT_HD u32 bf16x2_amax(const u32 (&x)[16], u32 maxf16, bool &special) {
+  u32 a = 0;
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    a = vmax_u16x2(a, x[i] & 0x7FFF7FFFu);
+  special = (a & 0xFFFFu) >= 0x7F80u || (a >> 16) >= 0x7F80u;
+  if (special) {
+    a = 0;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        u32 e = (x[i] >> (16 * h)) & 0x7FFFu;
+        e = e > 0x7F80u ? 0u : (e == 0x7F80u ? maxf16 : e);
+        a = vmax_u16x2(a, e << (16 * h));
+      }
+    }
+  }
+  return a;
+}
+
+/// The fp8 codes of feature H (0: low halves, 1: high halves) of 16 words
+/// of bf16 pairs, scaled by f = 2^-e: token pairs through one cvt each, and
+/// if `special`, NaN -> NaN code with its sign and Inf -> +-max (the rules
+/// of fp8_round_pairs). q[k] holds tokens 4k..4k+3.
+template <bool E5M2, int H>
+QCT_HD void bf16_pow2_fp8_run(const u32 (&x)[16], float f, bool special,
+                              u32 (&q)[4]) {
+  constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
+  auto val = [&](u32 w) {
+    return bits_f32(H ? (w & 0xFFFF0000u) : (w << 16)) * f;
+  };
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    q[k] = fp8x2_from_f32<E5M2>(val(x[4 * k]), val(x[4 * k + 1])) |
+           (fp8x2_from_f32<E5M2>(val(x[4 * k + 2]), val(x[4 * k + 3])) << 16);
+  if (special) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      const u32 e = (x[i] >> (16 * H)) & 0xFFFFu, mag = e & 0x7FFFu;
+      if (mag >= 0x7F80u) {
+        const u32 c =
+            ((e >> 8) & 0x80u) | (mag == 0x7F80u ? F.maxcode : F.nancode);
+        const int sh = 8 * (i % 4);
+        q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Which col outputs take a fast pass
+//===----------------------------------------------------------------------===//
+
+template <typename Cfg, int I> struct ColKind {
+  using O = typename Cfg::template out<I>;
+  static constexpr bool aligned_e2m1 =
+      O::col && Cfg::src::fmt == Fmt::mxfp4 &&
+      Cfg::template path_of<O>() == ValuePath::aligned;
+  static constexpr bool bf16_pow2 = O::col && Cfg::src::fmt == Fmt::bf16 &&
+                                    O::T::fp8 && O::scale == Scale::pow2;
+};
+
+/// The column pass a kernel takes: a fast one when every col output
+/// qualifies for it, else the generic one for all.
+template <typename Cfg> struct ColPlan {
+  template <int I = 0> static constexpr bool all_aligned_e2m1() {
+    if constexpr (I == Cfg::num_outputs)
+      return true;
+    else
+      return (!Cfg::template out<I>::col || ColKind<Cfg, I>::aligned_e2m1) &&
+             all_aligned_e2m1<I + 1>();
+  }
+  template <int I = 0> static constexpr bool all_bf16_pow2() {
+    if constexpr (I == Cfg::num_outputs)
+      return true;
+    else
+      return (!Cfg::template out<I>::col || ColKind<Cfg, I>::bf16_pow2) &&
+             all_bf16_pow2<I + 1>();
+  }
+  static constexpr bool aligned_e2m1 = Cfg::any_col && all_aligned_e2m1();
+  static constexpr bool bf16_pow2 = Cfg::any_col && all_bf16_pow2();
+};
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+} // namespace dev
+} // namespace qct
+
+#include "qct/device/memory.cuh"
+#include "qct/kernel_args.h"
+
+namespace qct {
+namespace dev {
+
+//===----------------------------------------------------------------------===//
+// Stores shared by the fast passes
+//===----------------------------------------------------------------------===//
+
+/// Geometry the column stores need (a subset of TileGeom, plus the output
+/// extents).
+struct ColStoreGeom {
+  i64 col0;   // first output column of the tile
+  int ncols;  // columns owned by the tile (tokens + padding)
+  int nt;     // tokens present
+  i64 C;      // columns of the col outputs
+  i64 K;      // features
+  i64 scols;  // 128-block scale columns (row_major stride)
+  i64 sb;     // first owned 128-block scale column
+  int nb;     // 128-block scale columns owned (0 or 1)
+};
+
+/// Stores the 16 fp8 codes w (tokens 16c.., 4 per word) of feature kf and,
+/// from the lane of run 0, its block scale.
+template <typename O>
+QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
+                               const ColStoreGeom &g, i64 kf, int c,
+                               const u32 (&w)[4], u32 scale) {
+  const int r0 = 16 * c;
+  const int left = g.ncols - r0;
+  const int n = left < 0 ? 0 : (left < 16 ? left : 16);
+  u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * g.C;
+  if (n > 0)
+    store_bytes<16>(rowp + g.col0 + r0, w, n);
+  if (c == 0 && g.nb > 0) {
+    const i64 idx = O::scale_layout == ScaleLayout::row_major
+                        ? kf * g.scols + g.sb
+                        : g.sb * ((g.K + 3) / 4 * 4) + kf;
+    static_cast<u32 *>(args.out_scales[OI])[idx] =
+        g.nt > 0 ? scale : 0x3F800000u;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// aligned e2m1 -> fp8 col
+//===----------------------------------------------------------------------===//
+
+/// The fast pass for an mxfp4 source whose col outputs are all `aligned`
+/// fp8. sv[u] are the tile's load registers (vector u of the thread: row
+/// (tid + u*THREADS) / NV, MX block (tid + u*THREADS) % NV); s_f8 is the
+/// fp8 tile in shared memory, 128 rows of TILE_K + 16 bytes whose 16-byte
+/// chunks are XOR-swizzled with (row / 16) (conflict-free 16-byte writes and
+/// 32-bit column reads).
+template <typename Cfg, int THREADS, int TILE_K, typename Vec>
+QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
+                                   const Vec (&sv)[128 * (TILE_K / 32) /
+                                                   THREADS],
+                                   const ColStoreGeom &g, i64 k0, u8 *s_f8) {
+  constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
+  constexpr int LOADS = 128 * NV / THREADS;  // vectors per thread
+  constexpr int RSF = TILE_K + 16;           // fp8 row stride (bytes)
+  constexpr int CM = TILE_K / 16 - 1;        // chunk swizzle mask
+  constexpr int NW = THREADS / 32;
+  constexpr int NQ = TILE_K / 4;             // feature quads
+  static_assert(THREADS % NV == 0, "a thread's vectors share one MX block");
+  __shared__ int s_bmax[NW][NV];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int v = threadIdx.x % NV;
+  const bool kvalid = k0 + v * 32 < g.K; // K is a multiple of 32
+
+  // bmax of MX block v over the tile's tokens (0xFF and absent rows
+  // excluded): lanes with the same v, then warps.
+  int m = -1;
+#pragma unroll
+  for (int u = 0; u < LOADS; ++u) {
+    const int r = (threadIdx.x + u * THREADS) / NV;
+    const int b = (int)sv[u].scale;
+    const int bi = r < g.nt && kvalid && b != 0xFF ? b : -1;
+    m = bi > m ? bi : m;
+  }
+#pragma unroll
+  for (int o = NV; o < 32; o <<= 1) {
+    const int w = __shfl_xor_sync(0xFFFFFFFFu, m, o);
+    m = w > m ? w : m;
+  }
+  if (lane < NV)
+    s_bmax[warp][lane] = m;
+  __syncthreads();
+  auto bmax_of = [&](int vb) {
+    int bm = -1;
+#pragma unroll
+    for (int w = 0; w < NW; ++w) {
+      const int x = s_bmax[w][vb];
+      bm = x > bm ? x : bm;
+    }
+    return bm;
+  };
+  const int bmax_mine = bmax_of(v);
+
+  bool first = true;
+  static_for<0, Cfg::num_outputs>([&](auto oi) {
+    constexpr int OI = decltype(oi)::value;
+    using O = typename Cfg::template out<OI>;
+    if constexpr (O::col) {
+      constexpr FloatFmt F = O::T::elem();
+      if (!first)
+        __syncthreads(); // the previous output's reads are done
+      first = false;
+      // Row orientation: token r's 32 codes of block v -> 32 fp8 bytes.
+      const int se = aligned_scale_exp(bmax_mine, 2, F.emax);
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u) {
+        const int r = (threadIdx.x + u * THREADS) / NV;
+        u32 w[8];
+        const u32 codes[4] = {sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2],
+                              sv[u].raw.w[3]};
+        aligned_e2m1_block<O::e5m2>(codes, sv[u].scale, se, w);
+        if (!(r < g.nt)) { // absent tokens (padding, tail): zero codes
+#pragma unroll
+          for (int i = 0; i < 8; ++i)
+            w[i] = 0;
+        }
+        const int sw = (r >> 4) & CM;
+        u8 *rowp = s_f8 + r * RSF;
+        *reinterpret_cast<uint4 *>(rowp + (((2 * v) ^ sw) * 16)) =
+            make_uint4(w[0], w[1], w[2], w[3]);
+        *reinterpret_cast<uint4 *>(rowp + (((2 * v + 1) ^ sw) * 16)) =
+            make_uint4(w[4], w[5], w[6], w[7]);
+      }
+      __syncthreads();
+      // Column orientation: task (feature quad q, run c of 16 tokens); the 8
+      // runs of a quad are 8 consecutive lanes, so each store instruction
+      // writes whole 128-byte lines.
+#pragma unroll 1
+      for (int task = threadIdx.x; task < NQ * 8; task += THREADS) {
+        const int c = task & 7, q = task >> 3;
+        const i64 kf = k0 + 4 * q;
+        if (kf >= g.K)
+          continue; // K is a multiple of 32: a quad is valid or not
+        const u32 *base = reinterpret_cast<const u32 *>(s_f8) +
+                          (16 * c) * (RSF / 4) + (q ^ ((c & CM) << 2));
+        u32 x[4][4];
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+          x[i / 4][i % 4] = base[i * (RSF / 4)];
+#pragma unroll
+        for (int b = 0; b < 4; ++b)
+          transpose4x4_bytes(x[b]);
+        const u32 scale =
+            pow2_f32_bits(aligned_scale_exp(bmax_of((4 * q) / 32), 2, F.emax));
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const u32 w[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
+          store_fp8_col_run<O>(args, OI, g, kf + j, c, w, scale);
+        }
+      }
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 -> fp8 pow2 col
+//===----------------------------------------------------------------------===//
+
+/// The fast pass for a bf16 source whose col outputs are all fp8 `pow2`.
+/// s_data is the raw tile (tile_kernel.cuh layout: rows of RS bytes, 16-byte
+/// vectors XOR-swizzled with (row / 16) & SWZ); rows of absent tokens hold
+/// zeros, which change neither amax nor the (zero) codes.
+template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
+                                const ColStoreGeom &g, i64 k0,
+                                const u8 *s_data) {
+  constexpr int RS = TILE_K * 2 + 16;
+  constexpr int NV = TILE_K / 8;
+  constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
+  constexpr int NP = TILE_K / 2; // feature pairs (32-bit words)
+  static_assert(SWZ == 7, "the bank analysis assumes 8 swizzled vectors");
+
+#pragma unroll 1
+  for (int task = threadIdx.x; task < NP * 8; task += THREADS) {
+    const int c = task & 7, p = task >> 3;
+    const i64 kf = k0 + 2 * p;
+    // All lanes stay for the shuffles; features past K only skip stores.
+    const bool fvalid = kf < g.K;
+    const u32 *base = reinterpret_cast<const u32 *>(
+        s_data + (16 * c) * RS + (((p >> 2) ^ (c & SWZ)) * 16) + (p & 3) * 4);
+    u32 x[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      x[i] = base[i * (RS / 4)];
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      constexpr int OI = decltype(oi)::value;
+      using O = typename Cfg::template out<OI>;
+      if constexpr (O::col) {
+        constexpr u32 maxf16 = O::e5m2 ? 0x4760u : 0x43E0u; // bf16 max_F
+        bool special;
+        u32 a = bf16x2_amax(x, maxf16, special);
+#pragma unroll
+        for (int o = 1; o < 8; o <<= 1)
+          a = vmax_u16x2(a, __shfl_xor_sync(0xFFFFFFFFu, a, o));
+        const int elo = pow2_exp_from_bits<O::e5m2>(a << 16);
+        const int ehi = pow2_exp_from_bits<O::e5m2>(a & 0xFFFF0000u);
+        u32 qlo[4], qhi[4];
+        bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
+        bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
+        if (fvalid) {
+          store_fp8_col_run<O>(args, OI, g, kf, c, qlo, pow2_f32_bits(elo));
+          store_fp8_col_run<O>(args, OI, g, kf + 1, c, qhi,
+                               pow2_f32_bits(ehi));
+        }
+      }
+    });
+  }
+}
+
+#endif // CUDA
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_COL_PASS_CUH

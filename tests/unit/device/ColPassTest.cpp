@@ -1,0 +1,237 @@
+//===- ColPassTest.cpp - The fast column passes' helpers on the CPU -------===//
+//
+// The tile family's fast column passes (runtime/include/qct/device/
+// col_pass.cuh) are built from host-callable pieces; these tests hold each
+// piece, and the decomposition each pass relies on, to the generic block
+// quantizers (themselves checked against qct_reference in CodecTest.cpp):
+//  - the 4x4 byte transpose and the 16x2 maximum (prmt emulated on the host
+//    from the PTX ISA text);
+//  - the pow2 exponent from fp32 bits against pow2_scale_exp, every bf16
+//    amax and a dense fp32 sweep;
+//  - bf16 pow2 col: 128 tokens x 2 features split into 8 lanes of 16 words,
+//    amax combined as the shuffles do, against quantize_hp on each feature;
+//  - aligned mxfp4 col: bmax over the tile, the row-orientation byte table
+//    per token, then the transpose, against quantize_aligned on each feature
+//    (NaN blocks, absent tokens, every scale spread).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qct/device/col_pass.cuh"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+
+namespace dev = qct::dev;
+
+namespace {
+
+float f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+TEST(ColPass, Transpose4x4Bytes) {
+  std::mt19937 rng(1);
+  for (int it = 0; it < 100000; ++it) {
+    uint32_t x[4], y[4];
+    for (int i = 0; i < 4; ++i)
+      x[i] = y[i] = rng();
+    dev::transpose4x4_bytes(y);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j)
+        ASSERT_EQ((y[j] >> (8 * i)) & 0xFF, (x[i] >> (8 * j)) & 0xFF);
+  }
+}
+
+TEST(ColPass, MaxU16x2) {
+  std::mt19937 rng(2);
+  for (int it = 0; it < 1000000; ++it) {
+    const uint32_t a = rng(), b = it % 7 == 0 ? a ^ 0x80008000u : rng();
+    const uint32_t m = dev::vmax_u16x2(a, b);
+    const uint32_t lo = std::max(a & 0xFFFF, b & 0xFFFF),
+                   hi = std::max(a >> 16, b >> 16);
+    ASSERT_EQ(m, lo | (hi << 16));
+  }
+}
+
+template <bool E5M2> void checkPow2Exp(uint32_t A) {
+  const dev::FloatFmt F = E5M2 ? dev::kE5M2() : dev::kE4M3();
+  const dev::Parts p = dev::parts_f32(f32(A));
+  ASSERT_EQ(dev::pow2_exp_from_bits<E5M2>(A), dev::pow2_scale_exp(F, p.m, p.E))
+      << std::hex << A;
+}
+
+TEST(ColPass, Pow2ExponentFromBits) {
+  for (uint32_t b = 0; b < 0x7F80; ++b) { // every finite bf16 amax
+    checkPow2Exp<false>(b << 16);
+    checkPow2Exp<true>(b << 16);
+  }
+  for (uint64_t u = 0; u < 0x7F800000u; u += 13) { // finite fp32
+    checkPow2Exp<false>(uint32_t(u));
+    checkPow2Exp<true>(uint32_t(u));
+  }
+}
+
+using E4 = dev::Out<dev::Fmt::fp8_e4m3, dev::Layout::col, 128,
+                    dev::Scale::pow2>;
+using E5 = dev::Out<dev::Fmt::fp8_e5m2, dev::Layout::col, 128,
+                    dev::Scale::pow2>;
+
+/// A bf16 pattern drawn to hit the rules: zeros of both signs, subnormals,
+/// values around max_F * 2^e, NaN and Inf of both signs, wide spreads.
+uint16_t drawBf16(std::mt19937 &rng, int mode) {
+  const uint32_t r = rng();
+  switch (mode) {
+  case 0:
+    return uint16_t(r);
+  case 1: // one binade spread around 1.0
+    return uint16_t(((r & 0x8000u) | (0x3C00u + (r >> 16) % 0x0800u)));
+  case 2: { // a few specials in a normal block
+    const uint32_t k = r % 64;
+    if (k == 0)
+      return uint16_t(0x7F80u | (r & 0x8000u));
+    if (k == 1)
+      return uint16_t(0x7FC1u | (r & 0x8000u));
+    if (k == 2)
+      return uint16_t(r & 0x807Fu); // subnormal or zero
+    return uint16_t(((r & 0x8000u) | (0x3000u + (r >> 16) % 0x1800u)));
+  }
+  default: // tiny values (exponent clamp at -127)
+    return uint16_t((r & 0x8000u) | ((r >> 16) % 0x0300u));
+  }
+}
+
+template <typename O> void checkBf16Pow2Block(const uint16_t (&v)[2][128]) {
+  constexpr bool E5M2 = O::e5m2;
+  constexpr uint32_t maxf16 = E5M2 ? 0x4760u : 0x43E0u;
+  // 8 lanes of 16 tokens, 2 features per word.
+  uint32_t x[8][16];
+  bool special[8];
+  uint32_t a = 0;
+  for (int c = 0; c < 8; ++c) {
+    for (int i = 0; i < 16; ++i)
+      x[c][i] = v[0][16 * c + i] | (uint32_t(v[1][16 * c + i]) << 16);
+    a = dev::vmax_u16x2(a, dev::bf16x2_amax(x[c], maxf16, special[c]));
+  }
+  const int e[2] = {dev::pow2_exp_from_bits<E5M2>(a << 16),
+                    dev::pow2_exp_from_bits<E5M2>(a & 0xFFFF0000u)};
+  for (int h = 0; h < 2; ++h) {
+    float fv[128];
+    for (int t = 0; t < 128; ++t)
+      fv[t] = f32(uint32_t(v[h][t]) << 16);
+    const dev::QBlock<128> want = dev::quantize_hp<O, 128, 1>(fv);
+    ASSERT_EQ(dev::pow2_f32_bits(e[h]), want.scale);
+    for (int c = 0; c < 8; ++c) {
+      uint32_t q[4];
+      const float f = dev::pow2_f32(-e[h]);
+      if (h)
+        dev::bf16_pow2_fp8_run<E5M2, 1>(x[c], f, special[c], q);
+      else
+        dev::bf16_pow2_fp8_run<E5M2, 0>(x[c], f, special[c], q);
+      for (int i = 0; i < 16; ++i)
+        ASSERT_EQ((q[i / 4] >> (8 * (i % 4))) & 0xFF, want.q[16 * c + i])
+            << "feature " << h << " token " << 16 * c + i << " value "
+            << std::hex << v[h][16 * c + i];
+    }
+  }
+}
+
+TEST(ColPass, Bf16Pow2ColMatchesQuantizeHp) {
+  std::mt19937 rng(3);
+  for (int it = 0; it < 20000; ++it) {
+    uint16_t v[2][128];
+    const int mode = it % 4;
+    for (int h = 0; h < 2; ++h)
+      for (int t = 0; t < 128; ++t)
+        v[h][t] = drawBf16(rng, mode);
+    if (it % 16 == 5) // absent tokens: zeros at the end
+      for (int h = 0; h < 2; ++h)
+        for (int t = 128 - it % 128; t < 128; ++t)
+          v[h][t] = 0;
+    if (it % 32 == 7) // all zero / all NaN feature
+      for (int t = 0; t < 128; ++t)
+        v[1][t] = it % 64 == 7 ? 0 : 0xFFC0u;
+    checkBf16Pow2Block<E4>(v);
+    checkBf16Pow2Block<E5>(v);
+  }
+}
+
+using A4 = dev::Out<dev::Fmt::fp8_e4m3, dev::Layout::col, 128,
+                    dev::Scale::aligned>;
+using A5 = dev::Out<dev::Fmt::fp8_e5m2, dev::Layout::col, 128,
+                    dev::Scale::aligned>;
+
+/// The aligned pass on one MX block column of a tile: 128 tokens (nt
+/// present) x 32 features, token scale bytes b[t].
+template <typename O>
+void checkAlignedCol(const uint32_t (&codes)[128][4], const uint32_t (&b)[128],
+                     int nt) {
+  constexpr dev::FloatFmt F = O::T::elem();
+  int bmax = -1; // the kernel's block reduction
+  for (int t = 0; t < 128; ++t)
+    if (t < nt && b[t] != 0xFF)
+      bmax = std::max(bmax, int(b[t]));
+  const int se = dev::aligned_scale_exp(bmax, 2, F.emax);
+  uint32_t rows[128][8];
+  for (int t = 0; t < 128; ++t) {
+    dev::aligned_e2m1_block<O::e5m2>(codes[t], b[t], se, rows[t]);
+    if (t >= nt)
+      for (int i = 0; i < 8; ++i)
+        rows[t][i] = 0;
+  }
+  for (int f = 0; f < 32; ++f) {
+    uint32_t cc[128];
+    int bb[128];
+    for (int t = 0; t < 128; ++t) {
+      cc[t] = t < nt ? (codes[t][f / 8] >> (4 * (f % 8))) & 0xF : 0;
+      bb[t] = t < nt ? int(b[t]) : -1;
+    }
+    const dev::QBlock<128> want =
+        dev::quantize_aligned<O, dev::Fmt::mxfp4, 128, 1>(cc, bb);
+    ASSERT_EQ(dev::pow2_f32_bits(se), want.scale);
+    // Column reads: word f/4 of 4 tokens, transposed.
+    for (int t0 = 0; t0 < 128; t0 += 4) {
+      uint32_t x[4] = {rows[t0][f / 4], rows[t0 + 1][f / 4],
+                       rows[t0 + 2][f / 4], rows[t0 + 3][f / 4]};
+      dev::transpose4x4_bytes(x);
+      for (int i = 0; i < 4; ++i)
+        ASSERT_EQ((x[f % 4] >> (8 * i)) & 0xFF, want.q[t0 + i])
+            << "feature " << f << " token " << t0 + i << " b " << b[t0 + i]
+            << " bmax " << bmax << " nt " << nt;
+    }
+  }
+}
+
+TEST(ColPass, AlignedE2M1ColMatchesQuantizeAligned) {
+  std::mt19937 rng(4);
+  for (int it = 0; it < 4000; ++it) {
+    uint32_t codes[128][4], b[128];
+    const int top = int(rng() % 255), spread = int(rng() % 40);
+    for (int t = 0; t < 128; ++t) {
+      for (int w = 0; w < 4; ++w)
+        codes[t][w] = rng();
+      const int lo = std::max(0, top - spread);
+      b[t] = uint32_t(lo + int(rng() % uint32_t(top - lo + 1)));
+      if (rng() % 17 == 0)
+        b[t] = 0xFF; // NaN source block
+    }
+    if (it % 50 == 3)
+      for (int t = 0; t < 128; ++t)
+        b[t] = 0xFF; // every block NaN: s = 1
+    const int nt = it % 5 == 0 ? int(rng() % 129) : 128;
+    checkAlignedCol<A4>(codes, b, nt);
+    checkAlignedCol<A5>(codes, b, nt);
+  }
+}
+
+} // namespace
