@@ -65,6 +65,44 @@ template <int Bytes> QCT_DEV void store_bytes(u8 *p, const u32 *w, int n) {
   }
 }
 
+/// Stores a warp's row outputs when each lane holds Bytes > 16 contiguous
+/// bytes (lane l's at warp_out + l * Bytes; the first `nvalid` lanes valid).
+/// Stored straight, every warp-wide 16-byte store covers 16 of each Bytes
+/// bytes: partial L2 sectors, and Nsight Compute showed the L2 saturated at
+/// 38% of DRAM bandwidth (mxfp4 -> bf16). Through shared memory instead, store
+/// j of the warp writes its 512 contiguous bytes j. The 16-byte chunk c of a
+/// lane's row is placed at c ^ ((lane / P) & (Q - 1)) (P lanes per 128-byte
+/// bank window), so both the row writes and the chunk reads are free of bank
+/// conflicts. Every lane of the warp must call this. THREADS sizes the CTA's
+/// buffer (one slice per warp).
+template <int Bytes, int THREADS>
+QCT_DEV void store_warp_rows(u8 *warp_out, const u32 *w, int nvalid) {
+  static_assert(Bytes > 16 && Bytes % 16 == 0 && Bytes <= 128, "row bytes");
+  constexpr int Q = Bytes / 16;
+  constexpr int P = Bytes >= 128 ? 1 : 128 / Bytes;
+  __shared__ uint4 buf[THREADS * Q];
+  const int lane = threadIdx.x & 31;
+  uint4 *mine = buf + (threadIdx.x - lane) * Q;
+#pragma unroll
+  for (int j = 0; j < Q; ++j)
+    mine[lane * Q + (j ^ ((lane / P) & (Q - 1)))] =
+        make_uint4(w[4 * j], w[4 * j + 1], w[4 * j + 2], w[4 * j + 3]);
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < Q; ++j) {
+    const int g = j * 32 + lane, r = g / Q, c = g % Q;
+    const uint4 v = mine[r * Q + (c ^ ((r / P) & (Q - 1)))];
+    if (r < nvalid)
+      __stcs(reinterpret_cast<uint4 *>(warp_out) + g, v);
+  }
+  __syncwarp(); // the slice is reused by the next vector
+}
+
+/// Lanes of the warp that pass `valid` (a prefix where valid lanes come first).
+QCT_DEV int warp_count(bool valid) {
+  return __popc(__ballot_sync(0xFFFFFFFFu, valid));
+}
+
 /// Sets nibble `hi` (0: bits 0..3, 1: bits 4..7) of the byte at p to v without
 /// touching the other nibble, which another CTA may own (a ragged group
 /// boundary at an odd column of an mxfp4 col output).

@@ -58,7 +58,10 @@ QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
 /// Writes one row-layout output for the VEC elements starting at element
 /// `lin` (= row r, column lin - r*K) of the source. All lanes call this
 /// together (the block reduction); `valid` gates the stores.
-template <typename Cfg, int OI>
+/// Wide per-lane results (over 16 bytes) go out through store_warp_rows
+/// when Coop (the row family: a warp's lanes hold consecutive vectors and all
+/// reach this call); the tile family stores them directly.
+template <typename Cfg, int OI, int CoopThreads = 0>
 QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                         bool valid, i64 M, i64 K) {
   using S = typename Cfg::src;
@@ -77,12 +80,20 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     const int b = (int)sv.scale;
     const int bmax = group_max<L>(b <= 254 ? b : -1);
     const int se = aligned_scale_exp(bmax, 2, F.emax);
-    if (!valid)
-      return;
     const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
     u32 w[8];
     aligned_e2m1_block<O::e5m2>(codes, sv.scale, se, w);
-    store_words<32>(static_cast<u8 *>(args.out[OI]) + lin, w);
+    u8 *out = static_cast<u8 *>(args.out[OI]) + lin;
+    if constexpr (CoopThreads > 0) {
+      store_warp_rows<32, CoopThreads>(out - (threadIdx.x & 31) * 32, w,
+                                       warp_count(valid));
+      if (!valid)
+        return;
+    } else {
+      if (!valid)
+        return;
+      store_words<32>(out, w);
+    }
     if ((threadIdx.x & (L - 1)) == 0) {
       const i64 idx = O::scale_layout == ScaleLayout::row_major
                           ? lin / 128
@@ -101,7 +112,7 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     // Decoding mxfp4 to bf16: a thread's 32 codes are one source block; a
     // scale byte in [2, 252] takes the byte-table decode, others (rare: NaN
     // blocks, extreme scales) the exact path element by element.
-    if (!valid)
+    if (CoopThreads == 0 && !valid)
       return;
     const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
     u32 w[16];
@@ -116,7 +127,12 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                 << 16);
       }
     }
-    store_words<64>(static_cast<u8 *>(args.out[OI]) + lin * 2, w);
+    u8 *out = static_cast<u8 *>(args.out[OI]) + lin * 2;
+    if constexpr (CoopThreads > 0)
+      store_warp_rows<64, CoopThreads>(out - (threadIdx.x & 31) * 64, w,
+                                       warp_count(valid));
+    else
+      store_words<64>(out, w);
     return;
   }
   QBlock<N> qb;
@@ -176,11 +192,20 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     }
     qb = quantize_aligned<O, S::fmt, N, L>(c, b);
   }
-  if (!valid)
-    return;
-  const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
+  constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);
-  store_words<Packed<OB, N>::bytes>(out + lin * OB / 8, pk.w);
+  if constexpr (CoopThreads > 0 && PB > 16) {
+    const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
+    store_warp_rows<PB, CoopThreads>(out + lin * OB / 8 - (threadIdx.x & 31) * PB,
+                                     pk.w, warp_count(valid));
+    if (!valid)
+      return;
+  } else {
+    if (!valid)
+      return;
+    const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
+    store_words<PB>(out + lin * OB / 8, pk.w);
+  }
   if constexpr (O::has_scales) {
     if ((threadIdx.x & (L - 1)) != 0)
       return;
@@ -212,13 +237,14 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   }
 }
 
-template <typename Cfg>
+template <typename Cfg, int CoopThreads = 0>
 QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                          bool valid, i64 M, i64 K) {
   static_for<0, Cfg::num_outputs>([&](auto oi) {
     using O = typename Cfg::template out<decltype(oi)::value>;
     if constexpr (!O::col)
-      row_output<Cfg, decltype(oi)::value>(args, sv, lin, valid, M, K);
+      row_output<Cfg, decltype(oi)::value, CoopThreads>(args, sv, lin, valid,
+                                                        M, K);
   });
 }
 
@@ -253,7 +279,7 @@ QCT_DEV void row_kernel(const qct_kernel_args &args) {
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
     const i64 vi = base + (i64)u * THREADS;
-    row_outputs<Cfg>(args, sv[u], vi * N, vi < nvec, M, K);
+    row_outputs<Cfg, THREADS>(args, sv[u], vi * N, vi < nvec, M, K);
   }
 }
 
