@@ -96,53 +96,72 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     }
     return;
   }
-  QBlock<N> qb;
-  if constexpr (path == ValuePath::hp) {
-    float v[N];
+  Packed<OB, N> pk;
+  u32 scale = 0;
+  // bf16 -> mxfp4 floor and bf16 -> fp8 pow2 on the raw codes
+  // (quant.cuh); a warp with a block they do not take runs the general path.
+  constexpr bool fast_mx = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
+                           O::fmt == Fmt::mxfp4 && O::scale == Scale::floor;
+  constexpr bool fast_fp8 = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
+                            O::T::fp8 && O::scale == Scale::pow2;
+  bool done = false;
+  if constexpr (fast_mx) {
+    u32 nib[4];
+    done = warp_all(mxfp4_floor_bf16<4, L>(sv.raw.w, nib, scale));
+    pk.w[0] = pack_e2m1_nibbles(nib[0], nib[1], nib[2], nib[3]);
+  } else if constexpr (fast_fp8) {
+    done = warp_all(fp8_pow2_bf16<O::e5m2, 4, L>(sv.raw.w, pk.w, scale));
+  }
+  if (!done) {
+    QBlock<N> qb;
+    if constexpr (path == ValuePath::hp) {
+      float v[N];
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      if constexpr (S::quantized)
-        v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-      else
-        v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
-    }
-    qb = quantize_hp<O, N, L>(v);
-  } else if constexpr (path == ValuePath::exact && O::T::hp) {
-    // Decoding (bf16/fp16/fp32 output): element by element, no value array.
-    // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
-    // significand: exact in bf16 and fp32, an exponent add.
-    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
-                      sv.scale >= 2 && sv.scale <= 252;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const u32 c = code_at<EB>(sv.raw, i);
-      if (fast) {
-        const u32 b = e2m1_f32_bits(c);
-        const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
-        qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
-      } else {
-        qb.q[i] = encode(O::T::elem(), exact_value<S::fmt>(c, sv.scale));
+      for (int i = 0; i < N; ++i) {
+        if constexpr (S::quantized)
+          v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+        else
+          v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
       }
-    }
-  } else if constexpr (path == ValuePath::exact) {
-    double v[N];
+      qb = quantize_hp<O, N, L>(v);
+    } else if constexpr (path == ValuePath::exact && O::T::hp) {
+      // Decoding (bf16/fp16/fp32 output): element by element, no value array.
+      // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
+      // significand: exact in bf16 and fp32, an exponent add.
+      const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
+                        sv.scale >= 2 && sv.scale <= 252;
 #pragma unroll
-    for (int i = 0; i < N; ++i)
-      v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-    qb = quantize_exact<O, N, L>(v);
-  } else {
-    u32 c[N];
-    int b[N];
+      for (int i = 0; i < N; ++i) {
+        const u32 c = code_at<EB>(sv.raw, i);
+        if (fast) {
+          const u32 b = e2m1_f32_bits(c);
+          const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
+          qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
+        } else {
+          qb.q[i] = encode(O::T::elem(), exact_value<S::fmt>(c, sv.scale));
+        }
+      }
+    } else if constexpr (path == ValuePath::exact) {
+      double v[N];
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      c[i] = code_at<EB>(sv.raw, i);
-      b[i] = (int)sv.scale;
+      for (int i = 0; i < N; ++i)
+        v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+      qb = quantize_exact<O, N, L>(v);
+    } else {
+      u32 c[N];
+      int b[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        c[i] = code_at<EB>(sv.raw, i);
+        b[i] = (int)sv.scale;
+      }
+      qb = quantize_aligned<O, S::fmt, N, L>(c, b);
     }
-    qb = quantize_aligned<O, S::fmt, N, L>(c, b);
+    pk = pack_codes<OB, N>(qb.q);
+    scale = qb.scale;
   }
   if (!valid)
     return;
-  const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
   u8 *out = static_cast<u8 *>(args.out[OI]);
   store_words<Packed<OB, N>::bytes>(out + lin * OB / 8, pk.w);
   if constexpr (O::has_scales) {
@@ -162,13 +181,13 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
     if constexpr (O::T::mx) {
       u8 *sc = static_cast<u8 *>(args.out_scales[OI]);
-      sc[idx] = (u8)qb.scale;
+      sc[idx] = (u8)scale;
       if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
         for (i64 rr = M; rr < rpad; ++rr)
           sc[j * rpad + rr] = (u8)pad;
     } else {
       u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
-      sc[idx] = qb.scale;
+      sc[idx] = scale;
       if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
         for (i64 rr = M; rr < rpad; ++rr)
           sc[j * rpad + rr] = pad;
