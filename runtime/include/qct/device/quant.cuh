@@ -234,10 +234,10 @@ QCT_HD bool warp_all(bool p) {
 #endif
 }
 
-/// The largest |x| code of a block of bf16 words (NW per lane, L lanes),
-/// the 15-bit magnitude in both halves of the result. For finite values the
-/// integer order of the magnitude codes is their numeric order, and a NaN or
-/// Inf code is above every finite one.
+/// The largest 16-bit half of a block of words (NW per lane, L lanes), in
+/// both halves of the result. Given bf16 magnitude codes it is the code of
+/// amax: for finite values their integer order is the numeric order, and a
+/// NaN or Inf code is above every finite one.
 template <int NW, int L> QCT_HD u32 bf16_block_amax(const u32 (&a)[NW]) {
   u32 m = a[0];
 #pragma unroll
@@ -290,18 +290,19 @@ QCT_HD bool mxfp4_floor_bf16(const u32 (&w)[NW], u32 (&nib)[NW], u32 &scale) {
     // the words (each half's result is in range, so no carry crosses).
     nib[j] = (z * 4096u - t * 4032u - bb * 64u) | (w[j] & 0x80008000u);
   }
-  scale = (bb >> 7) & 0xFFu;
+  scale = bb >> 23; // the high half's b << 7
   return true;
 }
 
 /// Packs the nibble words of mxfp4_floor_bf16 (4 words: 8 codes) into one
 /// word, element 2i in bits 0..3 of byte i.
 QCT_HD u32 pack_e2m1_nibbles(u32 n0, u32 n1, u32 n2, u32 n3) {
-  // p01 bytes: [e2, e0, e3, e1] in their high nibbles; p23 likewise.
-  const u32 p01 = n0 | (n1 >> 8), p23 = n2 | (n3 >> 8);
+  // p01 bytes: [e2, e0, e3, e1] in their high nibbles; p23 likewise. The
+  // bits are disjoint, so + (one shift-and-add) is |.
+  const u32 p01 = n0 + (n1 >> 8), p23 = n2 + (n3 >> 8);
   const u32 lo = prmt(p01, p23, 0x4501); // e0, e2, e4, e6 in high nibbles
   const u32 hi = prmt(p01, p23, 0x6723); // e1, e3, e5, e7 in high nibbles
-  return (lo >> 4) | hi;
+  return (lo >> 4) + hi;
 }
 
 /// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
@@ -319,11 +320,15 @@ template <bool E5M2, int NW, int L>
 QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   static_assert(NW % 2 == 0, "fp8 codes are stored as whole words");
   constexpr int emax = E5M2 ? 15 : 8;
-  u32 a[NW];
+  // Only the amax needs |x|: doubling a word (a multiply, off the ALU pipe)
+  // drops the high half's sign and puts the low half's sign in the high
+  // half's bit 0, below everything that orders |x|, so halving the largest
+  // doubled code gives amax exactly.
+  u32 d[NW];
 #pragma unroll
   for (int j = 0; j < NW; ++j)
-    a[j] = w[j] & 0x7FFF7FFFu;
-  const u32 amax = bf16_block_amax<NW, L>(a) & 0xFFFFu;
+    d[j] = w[j] * 2u;
+  const u32 amax = (bf16_block_amax<NW, L>(d) & 0xFFFFu) >> 1;
   if (amax >= 0x7F80u)
     return false;
   int e = (int)((amax + 31u) >> 7) - 127 - emax;
