@@ -529,6 +529,208 @@ TEST(DeviceCodec, BlocksMatchReference) {
   RecordProperty("blocks", std::to_string(n));
 }
 
+//===----------------------------------------------------------------------===//
+// The bf16 raw-code fast paths (quant.cuh): every bf16 pattern at every scale
+//===----------------------------------------------------------------------===//
+
+TEST(DeviceCodec, Bf16x2FmaRoundsOnce) {
+  // The host version of fma.rn.bf16x2 against the reference's rounding of
+  // the exact a * b + c. Double holds the product exactly (16 bits); where
+  // the sum is not exact in double, the TwoSum error says on which side of
+  // the double sum s the exact value lies. That matters only if s is a bf16
+  // tie: then the exact value rounds like s's double neighbour on that side.
+  auto want = [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+    const double x = double(f32(a << 16)), y = double(f32(b << 16)),
+                 z = double(f32(c << 16));
+    const double p = x * y, s = p + z;
+    if (std::isnan(s))
+      return 0x7FFFu;
+    const double bb = s - p, err = (p - (s - bb)) + (z - bb);
+    if (s == 0 && err == 0) // exact zero: -0 only for (-0) + (-0)
+      return std::signbit(p) && std::signbit(z) ? 0x8000u : 0u;
+    if (err != 0 && std::isfinite(s) && s != 0) {
+      const double q = std::ldexp(1.0, std::max(std::ilogb(s) - 7, -133));
+      if (std::fmod(std::fabs(s), q) == q / 2) // a tie: exact fmod
+        return ref::encode(std::nextafter(s, err > 0 ? INFINITY : -INFINITY),
+                           ref::kBF16);
+    }
+    return ref::encode(s, ref::kBF16);
+  };
+  std::mt19937_64 rng(5);
+  long long n = 0;
+  for (int t = 0; t < 4000000; ++t) {
+    uint32_t a = uint32_t(rng()) & 0xFFFF, b = uint32_t(rng()) & 0xFFFF,
+             c = uint32_t(rng()) & 0xFFFF;
+    if (t % 3 == 0) // exponents close together: cancellation, carries, ties
+      c = (c & 0x807F) |
+          (uint32_t(std::min(254, std::max(0, int((a >> 7) & 0xFF) +
+                                                  int((b >> 7) & 0xFF) - 127 +
+                                                  int(rng() % 17) - 8)))
+           << 7);
+    ASSERT_EQ(dev::bf16_fma_rn(a, b, c), want(a, b, c))
+        << std::hex << a << " " << b << " " << c;
+    ++n;
+  }
+  // The products the mxfp4 path forms: every |x| * 2^-6 + 2^k.
+  for (uint32_t a = 0; a < 0x8000; ++a)
+    for (uint32_t k = 1; k < 255; ++k) {
+      ASSERT_EQ(dev::bf16_fma_rn(a, 0x3C80, k << 7), want(a, 0x3C80, k << 7))
+          << std::hex << a << " " << k;
+      ++n;
+    }
+  const uint32_t x2 = dev::bf16x2_fma_rn(0x3F80BF80u, 0x40004000u, 0x3F800000u);
+  EXPECT_EQ(x2, 0x4040C000u); // lanes independent: -1*2+0 and 1*2+1
+  RecordProperty("checked", std::to_string(n));
+}
+
+/// Blocks that sweep every bf16 pattern under every reachable block maximum:
+/// for each anchor |x| (every exponent, mantissas around the rounding and
+/// saturation thresholds, signs alternating) the other B-1 elements take,
+/// block after block, every pattern whose magnitude does not exceed it, so
+/// each pattern meets each scale at varying positions. Calls
+/// f(block, anchor) for each block.
+template <int B, typename F> void sweepBlocks(const uint32_t (&mants)[4], F f) {
+  std::vector<uint16_t> pats;
+  int ai = 0;
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : mants) {
+      const uint32_t anchor = (e << 7) | m;
+      pats.clear();
+      for (uint32_t p = 0; p < 65536; ++p)
+        if ((p & 0x7FFF) <= anchor || (anchor > 0x7F80 && p % 97 == 0))
+          pats.push_back(uint16_t(p));
+      const int apos = ai % B;
+      size_t k = size_t(ai) * 7 % pats.size();
+      for (size_t done = 0; done < pats.size(); done += B - 1) {
+        uint16_t x[B];
+        for (int i = 0; i < B; ++i)
+          x[i] = i == apos ? uint16_t(anchor | (ai % 2 ? 0x8000 : 0))
+                           : pats[k++ % pats.size()];
+        f(x);
+      }
+      ++ai;
+    }
+}
+
+TEST(DeviceCodec, Mxfp4FloorFromBf16Codes) {
+  long long n = 0, fast = 0;
+  const uint32_t mants[4] = {0x00, 0x20, 0x5F, 0x60};
+  auto check = [&](const uint16_t(&x)[32]) {
+    uint32_t w[16], nib[16], scale = 0x1234;
+    for (int j = 0; j < 16; ++j)
+      w[j] = x[2 * j] | (uint32_t(x[2 * j + 1]) << 16);
+    double v[32];
+    float vf[32];
+    bool special = false;
+    uint32_t amax = 0;
+    for (int i = 0; i < 32; ++i) {
+      vf[i] = f32(uint32_t(x[i]) << 16);
+      v[i] = vf[i];
+      special |= !std::isfinite(v[i]);
+      amax = std::max(amax, uint32_t(x[i] & 0x7FFF));
+    }
+    uint8_t want[32];
+    const uint32_t wantScale =
+        ref::quantizeMxBlock(v, 32, ref::kE2M1, false, want);
+    const bool ok = dev::mxfp4_floor_bf16<16, 1>(w, nib, scale);
+    // Taken exactly when finite with amax 0 or amax >= 2^-122.
+    ASSERT_EQ(ok, !special && (amax == 0 || amax >= 0x0280))
+        << std::hex << amax;
+    ++n;
+    if (!ok) {
+      ASSERT_EQ(scale, 0x1234u); // touched nothing
+      return;
+    }
+    ++fast;
+    ASSERT_EQ(scale, wantScale) << "amax " << std::hex << amax;
+    // The general path the device falls back to agrees as well.
+    const dev::QBlock<32> q = dev::quantize_hp<
+        dev::Out<dev::Fmt::mxfp4, dev::Layout::row, 32, dev::Scale::floor>, 32,
+        1>(vf);
+    ASSERT_EQ(q.scale, wantScale);
+    for (int g = 0; g < 4; ++g) {
+      const uint32_t p = dev::pack_e2m1_nibbles(nib[4 * g], nib[4 * g + 1],
+                                                nib[4 * g + 2], nib[4 * g + 3]);
+      for (int i = 0; i < 8; ++i) {
+        ASSERT_EQ((p >> (4 * i)) & 0xF, want[8 * g + i])
+            << "element " << 8 * g + i << " bits " << std::hex << x[8 * g + i]
+            << " amax " << amax;
+        ASSERT_EQ(q.q[8 * g + i], want[8 * g + i]);
+      }
+    }
+  };
+  sweepBlocks<32>(mants, check);
+  // Random blocks in the regimes of BlocksMatchReference (NaN/Inf, subnormal
+  // bf16 and zeros, one binade).
+  std::mt19937_64 rng(17);
+  for (int t = 0; t < 200000; ++t) {
+    float vf[32];
+    makeBlock<32>(rng, t % 4, vf);
+    uint16_t x[32];
+    for (int i = 0; i < 32; ++i)
+      x[i] = uint16_t(bits(vf[i]) >> 16);
+    check(x);
+  }
+  RecordProperty("blocks", std::to_string(n));
+  RecordProperty("fast", std::to_string(fast));
+}
+
+template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
+  const ref::FloatFormat &F = E5M2 ? ref::kE5M2 : ref::kE4M3;
+  const uint32_t mants[4] = {0x00, 0x60, 0x61, 0x7F};
+  auto check = [&](const uint16_t(&x)[128]) {
+    uint32_t w[64], q[32], scale = 0x1234;
+    double v[128];
+    float vf[128];
+    bool special = false;
+    for (int j = 0; j < 64; ++j)
+      w[j] = x[2 * j] | (uint32_t(x[2 * j + 1]) << 16);
+    for (int i = 0; i < 128; ++i) {
+      vf[i] = f32(uint32_t(x[i]) << 16);
+      v[i] = vf[i];
+      special |= !std::isfinite(v[i]);
+    }
+    uint8_t want[128];
+    const uint32_t wantScale = bits(ref::quantizeFp8Pow2Block(v, 128, F, want));
+    const bool ok = dev::fp8_pow2_bf16<E5M2, 64, 1>(w, q, scale);
+    ASSERT_EQ(ok, !special);
+    ++n;
+    if (!ok) {
+      ASSERT_EQ(scale, 0x1234u);
+      return;
+    }
+    ASSERT_EQ(scale, wantScale);
+    const dev::QBlock<128> qh = dev::quantize_hp<
+        dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
+                 dev::Layout::row, 128, dev::Scale::pow2>,
+        128, 1>(vf);
+    ASSERT_EQ(qh.scale, wantScale);
+    for (int i = 0; i < 128; ++i) {
+      ASSERT_EQ((q[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+          << "e5m2 " << E5M2 << " element " << i << " bits " << std::hex << x[i]
+          << " scale " << wantScale;
+      ASSERT_EQ(qh.q[i], want[i]);
+    }
+  };
+  sweepBlocks<128>(mants, check);
+  std::mt19937_64 rng(19);
+  for (int t = 0; t < 40000; ++t) {
+    float vf[128];
+    makeBlock<128>(rng, t % 4, vf);
+    uint16_t x[128];
+    for (int i = 0; i < 128; ++i)
+      x[i] = uint16_t(bits(vf[i]) >> 16);
+    check(x);
+  }
+}
+
+TEST(DeviceCodec, Fp8Pow2FromBf16Codes) {
+  long long n = 0;
+  checkFp8Pow2FromBf16Codes<false>(n);
+  checkFp8Pow2FromBf16Codes<true>(n);
+  RecordProperty("blocks", std::to_string(n));
+}
+
 TEST(DeviceCodec, DecodeToBf16AndExactValues) {
   // Every mxfp4 code under every scale byte: the exact value and its bf16.
   for (uint32_t c = 0; c < 16; ++c)

@@ -448,6 +448,92 @@ QCT_HD u32 prmt(u32 a, u32 b, u32 s) {
 #endif
 }
 
+//===----------------------------------------------------------------------===//
+// Packed 16-bit lanes (two bf16 codes per 32-bit word)
+//===----------------------------------------------------------------------===//
+
+/// PTX max.u16x2 / min.u16x2 (sm_90): each 16-bit half separately, unsigned.
+QCT_HD u32 vmax_u16x2(u32 a, u32 b) {
+#ifdef __CUDA_ARCH__
+  u32 d;
+  asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  const u32 lo = (a & 0xFFFFu) > (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
+  const u32 hi = (a >> 16) > (b >> 16) ? a >> 16 : b >> 16;
+  return lo | (hi << 16);
+#endif
+}
+QCT_HD u32 vmin_u16x2(u32 a, u32 b) {
+#ifdef __CUDA_ARCH__
+  u32 d;
+  asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  const u32 lo = (a & 0xFFFFu) < (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
+  const u32 hi = (a >> 16) < (b >> 16) ? a >> 16 : b >> 16;
+  return lo | (hi << 16);
+#endif
+}
+
+/// One half of fma.rn.bf16x2 as the PTX ISA defines it: the exact a * b + c
+/// rounded once to nearest even, IEEE overflow to Inf, subnormals kept, an
+/// exact zero sum +0 unless both addends are -0, NaN the canonical 0x7FFF.
+/// The exact sum is formed in integers: bf16 significands have 8 bits, so
+/// aligned terms fit in 64 bits unless the exponents are more than 40 apart,
+/// and then the smaller term only decides a sticky bit (and, subtracted, a
+/// borrow of one unit).
+QCT_HD u32 bf16_fma_rn(u32 a, u32 b, u32 c) {
+  const float fa = bf16_to_f32(a), fb = bf16_to_f32(b), fc = bf16_to_f32(c);
+  Parts pa = parts_f32(fa), pb = parts_f32(fb), pc = parts_f32(fc);
+  // bf16 values as fp32: the low 16 significand bits are zero; drop them.
+  pa.m >>= 16, pb.m >>= 16, pc.m >>= 16;
+  pa.E += 16, pb.E += 16, pc.E += 16;
+  if (pa.nan || pb.nan || pc.nan)
+    return 0x7FFFu;
+  if (pa.inf || pb.inf || pc.inf) // Inf * 0, Inf - Inf: NaN; else +-Inf
+    return encode(kBF16(), (double)fa * fb + fc); // the product is exact
+  const bool np = pa.neg != pb.neg;
+  const u64 mp = pa.m * pb.m; // < 2^16
+  const int ep = pa.E + pb.E;
+  if (mp == 0 && pc.m == 0)
+    return np && pc.neg ? 0x8000u : 0u;
+  if (mp == 0)
+    return c & 0xFFFFu;
+  if (pc.m == 0)
+    return (np ? 0x8000u : 0u) | round_mag(kBF16(), mp, ep, false);
+  u64 big = mp, small = pc.m;
+  int eb = ep, es = pc.E;
+  bool nb = np, ns = pc.neg;
+  if (es > eb) {
+    big = pc.m, small = mp, eb = pc.E, es = ep, nb = pc.neg, ns = np;
+  }
+  if (eb - es > 40) { // small < 2^(eb - 24): below big's last bit by far
+    const u64 m = (big << 20) - (nb != ns ? 1u : 0u);
+    return (nb ? 0x8000u : 0u) | round_mag(kBF16(), m, eb - 20, true);
+  }
+  const long long sb = (long long)(big << (eb - es));
+  const long long sum =
+      (nb ? -sb : sb) + (ns ? -(long long)small : (long long)small);
+  if (sum == 0)
+    return 0u;
+  const bool neg = sum < 0;
+  return (neg ? 0x8000u : 0u) |
+         round_mag(kBF16(), (u64)(neg ? -sum : sum), es, false);
+}
+
+/// PTX fma.rn.bf16x2 (sm_80): two bf16 lanes, low half and high half.
+QCT_HD u32 bf16x2_fma_rn(u32 a, u32 b, u32 c) {
+#ifdef __CUDA_ARCH__
+  u32 d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return bf16_fma_rn(a & 0xFFFFu, b & 0xFFFFu, c & 0xFFFFu) |
+         (bf16_fma_rn(a >> 16, b >> 16, c >> 16) << 16);
+#endif
+}
+
 /// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
 /// 4 words, scale byte b) given the FP8 block's scale exponent se: all codes
 /// share the shift k = b - 127 - se, so the 8 positive results (e2m1

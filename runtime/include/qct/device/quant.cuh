@@ -272,6 +272,130 @@ template <Fmt OutF> QCT_HD_OUTLINE u32 encode_quotient(double v, u32 s) {
   return encode(F, bits_f32(div_f32_bits(px.neg, px.m, px.E, ps.m, ps.E)));
 }
 
+//===----------------------------------------------------------------------===//
+// bf16 sources on their raw codes (two per 32-bit word, both halves at once)
+//===----------------------------------------------------------------------===//
+//
+// The row outputs of a bf16 source spend most of their instructions on the
+// ALU pipe when every element is widened to fp32 and rounded in integers.
+// These paths work on the 16-bit codes in place: |x| is a mask, the block
+// amax a max.u16x2, and the rounding into e2m1 one bf16x2 fma (FMA pipe) per
+// two elements. They cover every block except the rare ones whose bits make
+// the shortcut unsafe (NaN/Inf, a tiny amax), which take quantize_hp: the
+// caller asks the whole warp (warp_all) so that its shuffles stay uniform.
+
+/// The largest 16-bit half of a block of words (NW per lane, L lanes), in
+/// both halves of the result. Given bf16 magnitude codes it is the code of
+/// amax: for finite values their integer order is the numeric order, and a
+/// NaN or Inf code is above every finite one.
+template <int NW, int L> QCT_HD u32 bf16_block_amax(const u32 (&a)[NW]) {
+  u32 m = a[0];
+#pragma unroll
+  for (int j = 1; j < NW; ++j)
+    m = vmax_u16x2(m, a[j]);
+  m = vmax_u16x2(m, prmt(m, 0, 0x1032)); // both halves: the max of the two
+  return group_max<L>(m); // equal halves: u32 order is the halves' order
+}
+
+/// bf16 -> mxfp4 with `floor` scales on raw codes: NW words (2*NW elements)
+/// per lane, L lanes per 32-element block. Returns false, touching nothing,
+/// for a block this path does not take: any NaN/Inf, or a nonzero amax below
+/// 2^-122 (biased exponent < 5).
+///
+/// With E the largest biased exponent in the block, the scale byte is
+/// b = E - 2 (numerics.md 3.4: floor(log2 amax) - emax_e2m1 + 127). An element
+/// x = 2^(Ex-127) * 1.m (Ex >= 1) scaled by 2^(127-b) rounds to e2m1 on a grid
+/// of step T/2 in x units, T = 2^(max(Ex, b) - 127): 0.5 below 1.0 after
+/// scaling, then one mantissa bit. So with T as a bf16 power of two,
+///   z = fma(|x|, 2^-6, T) = T + n * T/128,   n = round_even(|x| / (T/2)),
+/// one rounding of the exact value, and z's code minus T's is n (0..4). The
+/// e2m1 code is n + 2*(max(Ex, b) - b). The result stays a normal bf16 below
+/// 2^128, and the subnormal x (only possible when b >= 3) are below a quarter
+/// of the grid step, so n = 0 whether or not the fma flushed them. Elements
+/// that would round to 8 (|x| >= 7 * 2^(b-127)) are clamped first to the
+/// largest code below that, which rounds to 6 (code 7), the saturated value.
+///
+/// Output word j holds element 2j's code in bits 12..15 and element 2j+1's
+/// in bits 28..31, sign included (pack_e2m1_nibbles puts them in order).
+template <int NW, int L>
+QCT_HD bool mxfp4_floor_bf16(const u32 (&w)[NW], u32 (&nib)[NW], u32 &scale) {
+  u32 a[NW];
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    a[j] = w[j] & 0x7FFF7FFFu;
+  const u32 amax = bf16_block_amax<NW, L>(a);
+  // amax == 0, or 5 <= E <= 254 (the halves are equal: compare the word).
+  if (amax != 0 && amax - 0x02800280u > 0x7F7F7F7Fu - 0x02800280u)
+    return false;
+  // b << 7 in both halves (0 for an all-zero block, where every code is a
+  // signed zero whatever b is).
+  const u32 bb = amax ? (amax & 0x7F807F80u) - 0x01000100u : 0u;
+  const u32 lim = bb + 0x015F015Fu; // (E << 7) | 0x5F: just below 7 * 2^(b-127)
+#pragma unroll
+  for (int j = 0; j < NW; ++j) {
+    const u32 t = vmax_u16x2(a[j] & 0x7F807F80u, bb);
+    const u32 z = bf16x2_fma_rn(vmin_u16x2(a[j], lim), 0x3C803C80u, t);
+    // Per half: code << 12 = (z - t) << 12 + 2 * ((t - bb) >> 7) << 12, and
+    // t, bb have no bits below 7, so all of it is one linear combination of
+    // the words (each half's result is in range, so no carry crosses).
+    nib[j] = (z * 4096u - t * 4032u - bb * 64u) | (w[j] & 0x80008000u);
+  }
+  scale = bb >> 23; // the high half's b << 7
+  return true;
+}
+
+/// Packs the nibble words of mxfp4_floor_bf16 (4 words: 8 codes) into one
+/// word, element 2i in bits 0..3 of byte i.
+QCT_HD u32 pack_e2m1_nibbles(u32 n0, u32 n1, u32 n2, u32 n3) {
+  // p01 bytes: [e2, e0, e3, e1] in their high nibbles; p23 likewise. The
+  // bits are disjoint, so + (one shift-and-add) is |.
+  const u32 p01 = n0 + (n1 >> 8), p23 = n2 + (n3 >> 8);
+  const u32 lo = prmt(p01, p23, 0x4501); // e0, e2, e4, e6 in high nibbles
+  const u32 hi = prmt(p01, p23, 0x6723); // e1, e3, e5, e7 in high nibbles
+  return (lo >> 4) + hi;
+}
+
+/// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
+/// lane, L lanes per 128-element block. Returns false, touching nothing, if
+/// the block holds a NaN or Inf (their amax and element rules take
+/// quantize_hp).
+///
+/// With amax = 2^(E-127) * 1.m, the scale exponent ceil(log2(amax / max_F))
+/// is E - 127 - emax_F, plus one when 1.m > 1.75 (max_F = 1.75 * 2^emax_F for
+/// both formats): one add and shift on amax's code. It is at most 120, and
+/// below -127 only for amax < 2^-119 (clamped). x * 2^-e is exact in fp32
+/// except below 2^-126, where fp8 has only signed zeros, so the hardware's
+/// cvt.rn.satfinite rounds once, as the contract says.
+template <bool E5M2, int NW, int L>
+QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
+  static_assert(NW % 2 == 0, "fp8 codes are stored as whole words");
+  constexpr int emax = E5M2 ? 15 : 8;
+  // Only the amax needs |x|: doubling a word (a multiply, off the ALU pipe)
+  // drops the high half's sign and puts the low half's sign in the high
+  // half's bit 0, below everything that orders |x|, so halving the largest
+  // doubled code gives amax exactly.
+  u32 d[NW];
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    d[j] = w[j] * 2u;
+  const u32 amax = (bf16_block_amax<NW, L>(d) & 0xFFFFu) >> 1;
+  if (amax >= 0x7F80u)
+    return false;
+  int e = (int)((amax + 31u) >> 7) - 127 - emax;
+  e = amax == 0 ? 0 : (e < -127 ? -127 : e);
+  scale = pow2_f32_bits(e);
+  const float f = bits_f32((u32)(127 - e) << 23); // 2^-e, normal
+#pragma unroll
+  for (int j = 0; j < NW; j += 2) {
+    const u32 c0 = fp8x2_from_f32<E5M2>(bits_f32(w[j] << 16) * f,
+                                        bits_f32(w[j] & 0xFFFF0000u) * f);
+    const u32 c1 = fp8x2_from_f32<E5M2>(bits_f32(w[j + 1] << 16) * f,
+                                        bits_f32(w[j + 1] & 0xFFFF0000u) * f);
+    q[j / 2] = c0 | (c1 << 16);
+  }
+  return true;
+}
+
 /// From exact decoded values of a quantized source (double), all rounding in
 /// integers (encode/div_f32_bits), so no double rounding anywhere.
 template <typename O, int N, int L>

@@ -135,67 +135,86 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
       store_words<64>(out, w);
     return;
   }
-  QBlock<N> qb;
-  if constexpr (path == ValuePath::hp) {
-    float v[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      if constexpr (S::quantized)
-        v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-      else
-        v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
-    }
-    qb = quantize_hp<O, N, L>(v);
-  } else if constexpr (path == ValuePath::exact && O::T::hp) {
-    // Decoding (bf16/fp16/fp32 output): element by element, no value array.
-    // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
-    // significand: exact in bf16 and fp32, an exponent add.
-    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
-                      sv.scale >= 2 && sv.scale <= 252;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const u32 c = code_at<EB>(sv.raw, i);
-      if (fast) {
-        const u32 b = e2m1_f32_bits(c);
-        const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
-        qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
-      } else {
-        qb.q[i] = encode_exact_value<S::fmt, O::fmt>(c, sv.scale);
-      }
-    }
-  } else if constexpr (path == ValuePath::exact) {
-    // With a power-of-two source scale (every MX block but extreme ones; FP8
-    // blocks with pow2 scales) the decoded values are exact fp32, and the fp32
-    // quantizer gives the contract's bits on exact values: no doubles. The
-    // branch is warp-uniform because the quantizers shuffle.
-    int k = 0;
-    if (warp_all(pow2_source_scale<S::fmt>(sv.scale, k))) {
+  Packed<OB, N> pk;
+  u32 scale = 0;
+  // bf16 -> mxfp4 floor and bf16 -> fp8 pow2 on the raw codes
+  // (quant.cuh); a warp with a block they do not take runs the general path.
+  constexpr bool fast_mx = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
+                           O::fmt == Fmt::mxfp4 && O::scale == Scale::floor;
+  constexpr bool fast_fp8 = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
+                            O::T::fp8 && O::scale == Scale::pow2;
+  bool done = false;
+  if constexpr (fast_mx) {
+    u32 nib[4];
+    done = warp_all(mxfp4_floor_bf16<4, L>(sv.raw.w, nib, scale));
+    pk.w[0] = pack_e2m1_nibbles(nib[0], nib[1], nib[2], nib[3]);
+  } else if constexpr (fast_fp8) {
+    done = warp_all(fp8_pow2_bf16<O::e5m2, 4, L>(sv.raw.w, pk.w, scale));
+  }
+  if (!done) {
+    QBlock<N> qb;
+    if constexpr (path == ValuePath::hp) {
       float v[N];
 #pragma unroll
-      for (int i = 0; i < N; ++i)
-        v[i] = pow2_scaled_value<S::fmt>(code_at<EB>(sv.raw, i), k);
+      for (int i = 0; i < N; ++i) {
+        if constexpr (S::quantized)
+          v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+        else
+          v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
+      }
       qb = quantize_hp<O, N, L>(v);
+    } else if constexpr (path == ValuePath::exact && O::T::hp) {
+      // Decoding (bf16/fp16/fp32 output): element by element, no value array.
+      // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
+      // significand: exact in bf16 and fp32, an exponent add.
+      const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
+                        sv.scale >= 2 && sv.scale <= 252;
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const u32 c = code_at<EB>(sv.raw, i);
+        if (fast) {
+          const u32 b = e2m1_f32_bits(c);
+          const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
+          qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
+        } else {
+          qb.q[i] = encode_exact_value<S::fmt, O::fmt>(c, sv.scale);
+        }
+      }
+    } else if constexpr (path == ValuePath::exact) {
+      // With a power-of-two source scale (every MX block but extreme ones;
+      // FP8 blocks with pow2 scales) the decoded values are exact fp32, and
+      // the fp32 quantizer gives the contract's bits on exact values: no
+      // doubles. The branch is warp-uniform because the quantizers shuffle.
+      int k = 0;
+      if (warp_all(pow2_source_scale<S::fmt>(sv.scale, k))) {
+        float v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          v[i] = pow2_scaled_value<S::fmt>(code_at<EB>(sv.raw, i), k);
+        qb = quantize_hp<O, N, L>(v);
+      } else {
+        double v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+        qb = quantize_exact<O, N, L>(v);
+      }
     } else {
-      double v[N];
+      u32 c[N];
+      int b[N];
 #pragma unroll
-      for (int i = 0; i < N; ++i)
-        v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-      qb = quantize_exact<O, N, L>(v);
+      for (int i = 0; i < N; ++i) {
+        c[i] = code_at<EB>(sv.raw, i);
+        b[i] = (int)sv.scale;
+      }
+      qb = quantize_aligned<O, S::fmt, N, L>(c, b);
     }
-  } else {
-    u32 c[N];
-    int b[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      c[i] = code_at<EB>(sv.raw, i);
-      b[i] = (int)sv.scale;
-    }
-    qb = quantize_aligned<O, S::fmt, N, L>(c, b);
+    pk = pack_codes<OB, N>(qb.q);
+    scale = qb.scale;
   }
   constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);
   if constexpr (CoopThreads > 0 && PB > 16) {
-    const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
     store_warp_rows<PB, CoopThreads>(out + lin * OB / 8 - (threadIdx.x & 31) * PB,
                                      pk.w, warp_count(valid));
     if (!valid)
@@ -203,7 +222,6 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   } else {
     if (!valid)
       return;
-    const Packed<OB, N> pk = pack_codes<OB, N>(qb.q);
     store_words<PB>(out + lin * OB / 8, pk.w);
   }
   if constexpr (O::has_scales) {
@@ -223,13 +241,13 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
     if constexpr (O::T::mx) {
       u8 *sc = static_cast<u8 *>(args.out_scales[OI]);
-      sc[idx] = (u8)qb.scale;
+      sc[idx] = (u8)scale;
       if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
         for (i64 rr = M; rr < rpad; ++rr)
           sc[j * rpad + rr] = (u8)pad;
     } else {
       u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
-      sc[idx] = qb.scale;
+      sc[idx] = scale;
       if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
         for (i64 rr = M; rr < rpad; ++rr)
           sc[j * rpad + rr] = pad;
