@@ -53,16 +53,7 @@ QCT_HD void transpose4x4_bytes(u32 (&x)[4]) {
   x[3] = prmt(t1, t3, 0x7632u);
 }
 
-/// Per-halfword unsigned maximum (one VIMNMX.U16x2 on sm_90).
-QCT_HD u32 vmax_u16x2(u32 a, u32 b) {
-#ifdef __CUDA_ARCH__
-  return __vmaxu2(a, b);
-#else
-  const u32 lo = (a & 0xFFFFu) > (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
-  const u32 hi = (a >> 16) > (b >> 16) ? a >> 16 : b >> 16;
-  return lo | (hi << 16);
-#endif
-}
+// vmax_u16x2 (per-halfword unsigned maximum) is in codecs.cuh.
 
 /// pow2_scale_exp from the fp32 bits A of a finite amax >= 0: the smallest e
 /// with amax <= max_F * 2^e is the smallest e with A <= bits(max_F) + e * 2^23
