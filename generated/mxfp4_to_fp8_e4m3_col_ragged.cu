@@ -11,6 +11,9 @@
 #ifndef QCT_TILE_K
 #define QCT_TILE_K 128
 #endif
+#ifndef QCT_K_TILES
+#define QCT_K_TILES 4
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -21,7 +24,9 @@ using Group = Ragged<int, 128, true>;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
+extern "C" __global__ void __launch_bounds__(
+    QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, QCT_TILE_K,
+                                            QCT_K_TILES>()))
     qct_mxfp4_to_fp8_e4m3_col_ragged(qct_kernel_args args) {
-  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);
+  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES>(args);
 }

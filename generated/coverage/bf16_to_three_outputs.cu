@@ -11,6 +11,9 @@
 #ifndef QCT_TILE_K
 #define QCT_TILE_K 128
 #endif
+#ifndef QCT_K_TILES
+#define QCT_K_TILES 1
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -25,7 +28,9 @@ using Group = NotRagged;
 using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0, Out1, Out2>;
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(QCT_THREADS, 1)
+extern "C" __global__ void __launch_bounds__(
+    QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, QCT_TILE_K,
+                                            QCT_K_TILES>()))
     qct_bf16_to_three_outputs(qct_kernel_args args) {
-  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);
+  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES>(args);
 }

@@ -213,6 +213,11 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
     assert tuning.is_legal(row, small)
     assert small["QCT_UNROLL"] < defaults["QCT_UNROLL"]
     tile = _meta("mxfp4_to_fp8_e4m3_col")
+    # Small M: fewer tiles per CTA along K come first (more CTAs, more loads in flight).
+    small_tile = tuning.heuristic_schedule(tile, 128, 7168)
+    assert tuning.is_legal(tile, small_tile)
+    assert small_tile["QCT_K_TILES"] < \
+        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_K_TILES"]
     # QCT_THREADS does not change a tile kernel's grid, so the heuristic leaves it alone.
     assert tuning.heuristic_schedule(tile, 1, 2048)["QCT_THREADS"] == \
         {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_THREADS"]

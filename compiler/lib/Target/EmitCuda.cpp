@@ -99,10 +99,19 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
 
   // minBlocks = 1: ptxas may use the whole register file for one CTA per SM;
   // without it, it caps some tile kernels at 64 registers and they spill.
-  os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n"
-     << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
+  // Tile kernels ask the device library (tile_min_blocks), which raises it
+  // for the passes known to fit fewer registers.
   if (plan.family == KernelFamily::Tile)
-    os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K>(args);\n";
+    os << "extern \"C\" __global__ void __launch_bounds__(\n"
+       << "    QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, "
+          "QCT_TILE_K,\n"
+       << "                                            QCT_K_TILES>()))\n";
+  else
+    os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n";
+  os << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
+  if (plan.family == KernelFamily::Tile)
+    os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, "
+          "QCT_K_TILES>(args);\n";
   else
     os << "  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);\n";
   os << "}\n";

@@ -79,9 +79,10 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
          knob.getDefaultValue()});
   }
   // The emitted entry passes these names to the family's body template.
-  for (const char *name :
-       {"QCT_THREADS",
-        plan.family == KernelFamily::Tile ? "QCT_TILE_K" : "QCT_UNROLL"})
+  std::vector<const char *> required = {"QCT_THREADS", "QCT_UNROLL"};
+  if (plan.family == KernelFamily::Tile)
+    required = {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES"};
+  for (const char *name : required)
     if (llvm::none_of(plan.knobs,
                       [&](const Knob &k) { return k.name == name; }))
       return planError(kernel, llvm::Twine("schedule lacks the knob ") + name);

@@ -235,7 +235,7 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     std::string gridX = "cdiv(M,128)";
     if (plan.ragged)
       gridX = "cdiv(" + raggedCapacity(*plan.ragged) + ",128)+G";
-    launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K)", "1"};
+    launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K*QCT_K_TILES)", "1"};
     launch["dynamic_smem_bytes"] = smem;
   }
   j["launch"] = launch;

@@ -84,6 +84,18 @@ struct QCTLowerToKernelPass
           widths.push_back(w);
       knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths,
                                     fp32 && widths.front() == 64 ? 64 : 128));
+      // Tiles of TILE_K features per CTA, along K: an mxfp4 source's aligned
+      // column pass prefetches the next tile while it stores this one (a
+      // latency-bound kernel: more bytes in flight), and a ragged CTA looks
+      // its group up once for all of them. Elsewhere more tiles per CTA only
+      // cost registers, so only 1 is offered.
+      bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
+      bool ragged = kernel.getRagged().has_value();
+      if (mxfp4 || ragged)
+        knobs.push_back(
+            KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, mxfp4 ? 4 : 2));
+      else
+        knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1}, 1));
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));

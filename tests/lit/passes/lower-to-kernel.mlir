@@ -14,10 +14,11 @@ qct.kernel @row attributes {spec_hash = ""} {
 
 // -----
 
-// A staged col output: the tile family, threads and tile width.
+// A staged col output: the tile family, threads, tile width and tiles per
+// CTA (only 1 for a dense bf16 source: no prefetching pass, no group lookup).
 // CHECK-LABEL: qct.kernel @tile
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>]
 qct.kernel @tile attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>

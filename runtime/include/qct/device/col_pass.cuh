@@ -214,12 +214,16 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// (tid + u*THREADS) / NV, MX block (tid + u*THREADS) % NV); s_f8 is the
 /// fp8 tile in shared memory, 128 rows of TILE_K + 16 bytes whose 16-byte
 /// chunks are XOR-swizzled with (row / 16) (conflict-free 16-byte writes and
-/// 32-bit column reads).
+/// 32-bit column reads). A CTA that runs the pass on several tiles passes
+/// their index parity as `slot`: the per-warp bmax words are double-buffered,
+/// so the next tile's partials may be written while slow warps still read
+/// this tile's (its first barrier orders everything else).
 template <typename Cfg, int THREADS, int TILE_K, typename Vec>
 QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
                                    const Vec (&sv)[128 * (TILE_K / 32) /
                                                    THREADS],
-                                   const ColStoreGeom &g, i64 k0, u8 *s_f8) {
+                                   const ColStoreGeom &g, i64 k0, u8 *s_f8,
+                                   int slot = 0) {
   constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
   constexpr int LOADS = 128 * NV / THREADS;  // vectors per thread
   constexpr int RSF = TILE_K + 16;           // fp8 row stride (bytes)
@@ -227,7 +231,8 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
   constexpr int NW = THREADS / 32;
   constexpr int NQ = TILE_K / 4;             // feature quads
   static_assert(THREADS % NV == 0, "a thread's vectors share one MX block");
-  __shared__ int s_bmax[NW][NV];
+  __shared__ int s_bmax2[2][NW][NV];
+  int(*s_bmax)[NV] = s_bmax2[slot];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int v = threadIdx.x % NV;

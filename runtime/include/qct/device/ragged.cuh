@@ -26,7 +26,10 @@ struct GroupSums {
 
 QCT_HD i64 cdiv64(i64 a, i64 b) { return (a + b - 1) / b; }
 
-template <int THREADS>
+/// Block-wide exclusive prefix sums of v, and their total. TILES_ONLY: the
+/// caller guarantees p = 128 * t128 and s32 = 4 * t128 (groups padded to a
+/// multiple of 128), so only t128 is shuffled (a third of the shuffles).
+template <int THREADS, bool TILES_ONLY = false>
 QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
   static_assert(THREADS % 32 == 0 && THREADS <= 1024, "threads per block");
   constexpr int W = THREADS / 32;
@@ -35,14 +38,24 @@ QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
   GroupSums inc = v;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
-    const i64 a = __shfl_up_sync(0xFFFFFFFFu, inc.p, o);
-    const i64 b = __shfl_up_sync(0xFFFFFFFFu, inc.t128, o);
-    const i64 c = __shfl_up_sync(0xFFFFFFFFu, inc.s32, o);
-    if (lane >= o) {
-      inc.p += a;
-      inc.t128 += b;
-      inc.s32 += c;
+    if constexpr (TILES_ONLY) {
+      const i64 b = __shfl_up_sync(0xFFFFFFFFu, inc.t128, o);
+      if (lane >= o)
+        inc.t128 += b;
+    } else {
+      const i64 a = __shfl_up_sync(0xFFFFFFFFu, inc.p, o);
+      const i64 b = __shfl_up_sync(0xFFFFFFFFu, inc.t128, o);
+      const i64 c = __shfl_up_sync(0xFFFFFFFFu, inc.s32, o);
+      if (lane >= o) {
+        inc.p += a;
+        inc.t128 += b;
+        inc.s32 += c;
+      }
     }
+  }
+  if constexpr (TILES_ONLY) {
+    inc.p = 128 * inc.t128;
+    inc.s32 = 4 * inc.t128;
   }
   if (lane == 31)
     s_warp[warp] = inc;
@@ -160,6 +173,10 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
   if (threadIdx.x == 0)
     s_hit.found = false;
   if (!bad) {
+    // The end checks' loads go out with the first groups' (not after the
+    // scan's barriers: one global round trip per CTA, not two).
+    if (threadIdx.x == 0 && ((i64)off[0] != 0 || (i64)off[G] != M))
+      bad = true;
     for (i64 base = 0; base < G; base += THREADS) {
       const i64 g = base + threadIdx.x;
       GroupSums v = {0, 0, 0};
@@ -174,7 +191,8 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
         v = {np, cdiv64(np, 128), cdiv64(np, 32)};
       }
       GroupSums tot;
-      const GroupSums ex = block_exclusive_scan<THREADS>(v, tot);
+      const GroupSums ex =
+          block_exclusive_scan<THREADS, P % 128 == 0>(v, tot);
       if (g < G) {
         const i64 p = carry.p + ex.p, t = carry.t128 + ex.t128;
         if (tile >= t && tile < t + v.t128) {
@@ -195,12 +213,8 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
       carry.t128 += tot.t128;
       carry.s32 += tot.s32;
     }
-    if (threadIdx.x == 0) {
-      if ((i64)off[0] != 0 || (i64)off[G] != M)
-        bad = true;
-      if (Rag::write_padded && write && poff)
-        poff[G] = (OffT)carry.p;
-    }
+    if (threadIdx.x == 0 && Rag::write_padded && write && poff)
+      poff[G] = (OffT)carry.p;
   }
   bad = __syncthreads_or(bad) != 0; // also publishes s_hit
   if (bad && threadIdx.x == 0 && args.error_flag)

@@ -90,115 +90,56 @@ QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
   }
 }
 
-/// The tile-family kernel body. Launch (docs/device-library.md): block
-/// (THREADS), grid (tiles, cdiv(K, TILE_K)), dynamic smem tile_smem_bytes.
+/// 16-byte source vectors per thread per tile.
 template <typename Cfg, int THREADS, int TILE_K>
-QCT_DEV void tile_kernel(const qct_kernel_args &args) {
+QCT_HD constexpr int tile_loads() {
+  return 128 * (TILE_K * Cfg::src::T::elem_bits / 8 / 16) / THREADS;
+}
+
+/// Row outputs of one tile, from the load registers.
+template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
+                              const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
+                              const TileGeom &tg, i64 k0, i64 M, i64 K) {
   using S = typename Cfg::src;
-  using Rag = typename Cfg::ragged;
-  static_assert(Cfg::any_col, "without a col output use the row family");
-  static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
-  static_assert(TILE_K == 64 || TILE_K == 128, "QCT_TILE_K: 64, 128");
-  static_assert(TILE_K >= Cfg::max_row_block,
-                "QCT_TILE_K must cover a row output block");
+  constexpr int N = S::vec;
+  constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
+  constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
+  if (tg.nt <= 0)
+    return;
+#pragma unroll
+  for (int u = 0; u < LOADS; ++u) {
+    const int idx = threadIdx.x + u * THREADS;
+    const int r = idx / NV, v = idx % NV;
+    const i64 kf = k0 + (i64)v * N;
+    row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K, M,
+                     K);
+  }
+}
+
+/// The column pass of one tile for kernels without the aligned pass: stages
+/// the raw tile in shared memory, then runs the bf16 pow2 pass or the
+/// generic one.
+template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void tile_col_pass(const qct_kernel_args &args,
+                           const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
+                           const TileGeom &tg, i64 k0, i64 C,
+                           const i64 (&scols)[2], u8 *s_data, u8 *s_sc) {
+  using S = typename Cfg::src;
   constexpr int N = S::vec;
   constexpr int EB = S::T::elem_bits;
   constexpr int ROWB = TILE_K * EB / 8;
   constexpr int RS = ROWB + 16;
   constexpr int NV = ROWB / 16;
   constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
-  constexpr int SCB = S::T::mx ? 4 * TILE_K : (S::T::fp8 ? 512 : 0);
-  constexpr int DATA = 128 * (tile_row_bytes<Cfg, TILE_K>() + 16);
-  using Plan = ColPlan<Cfg>;
-  constexpr int LOADS = 128 * NV / THREADS;
+  constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
   constexpr int TASKS = TILE_K * 8 / THREADS;
-  static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
-
-  extern __shared__ __align__(16) u8 smem[];
-  u8 *s_data = smem;
-  u8 *s_sc = smem + DATA;
-
-  const i64 M = args.M;
+  using Plan = ColPlan<Cfg>;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
-  const i64 k0 = (i64)blockIdx.y * TILE_K;
-  TileGeom tg;
-  i64 C = M; // columns of every col output
-  i64 scols[2] = {(M + 31) / 32,
-                  (M + 127) / 128}; // scale columns (row_major stride)
 
-  if constexpr (!Rag::enabled) {
-    tg.t0 = (i64)blockIdx.x * 128;
-    const i64 left = M - tg.t0;
-    tg.nt = left < 128 ? (int)left : 128;
-    tg.col0 = tg.t0;
-    tg.ncols = tg.nt;
-    tg.sb[0] = tg.t0 / 32;
-    tg.nb[0] = (tg.nt + 31) / 32;
-    tg.sb[1] = blockIdx.x;
-    tg.nb[1] = 1;
-  } else {
-    const i64 G = args.G;
-    const i64 t = blockIdx.x;
-    TileHit h;
-    if (!locate_tile<Rag, THREADS>(args, M, t,
-                                   blockIdx.x == 0 && blockIdx.y == 0, h))
-      return;
-    C = M + G * (Rag::pad - 1);
-    scols[0] = (C + 31) / 32 + G;
-    scols[1] = (C + 127) / 128 + G;
-    if (h.found) {
-      const i64 i = t - h.t;
-      const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
-      tg.t0 = h.o + 128 * i;
-      tg.nt = nl <= 0 ? 0 : (nl < 128 ? (int)nl : 128);
-      tg.col0 = h.p + 128 * i;
-      tg.ncols = cl < 128 ? (int)cl : 128;
-      tg.sb[1] = h.t + i;
-      tg.nb[1] = 1;
-      tg.sb[0] = h.s + 4 * i;
-      const i64 b32 = (h.np + 31) / 32 - 4 * i; // the group's 32-blocks left
-      tg.nb[0] = b32 < 4 ? (int)b32 : 4;
-    } else { // capacity tail
-      const i64 k = t - h.total.t128;
-      tg.t0 = 0;
-      tg.nt = 0;
-      tg.col0 = h.total.p + 128 * k;
-      const i64 cl = C - tg.col0;
-      tg.ncols = cl <= 0 ? 0 : (cl < 128 ? (int)cl : 128);
-      tg.sb[1] = h.total.t128 + k;
-      const i64 b128 = scols[1] - tg.sb[1];
-      tg.nb[1] = b128 <= 0 ? 0 : 1;
-      tg.sb[0] = h.total.s32 + 4 * k;
-      const i64 b32 = scols[0] - tg.sb[0];
-      tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
-    }
-  }
-
-  //--- 1. load the tile, row outputs, stage in shared memory ---------------
-  SrcVec sv[LOADS];
   if (tg.nt > 0) {
 #pragma unroll
     for (int u = 0; u < LOADS; ++u) {
-      const int idx = threadIdx.x + u * THREADS;
-      const int r = idx / NV, v = idx % NV;
-      const i64 kf = k0 + (i64)v * N;
-      const bool valid = r < tg.nt && kf < K;
-      sv[u] = load_src_vec<Cfg>(args, ((tg.t0 + r) * K + kf) / N, valid);
-    }
-    if constexpr (Cfg::any_row) {
-#pragma unroll
-      for (int u = 0; u < LOADS; ++u) {
-        const int idx = threadIdx.x + u * THREADS;
-        const int r = idx / NV, v = idx % NV;
-        const i64 kf = k0 + (i64)v * N;
-        row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K,
-                         M, K);
-      }
-    }
-    // The aligned pass converts from these registers; the others read the
-    // raw tile.
-#pragma unroll
-    for (int u = 0; u < LOADS && !Plan::aligned_e2m1; ++u) {
       const int idx = threadIdx.x + u * THREADS;
       const int r = idx / NV, v = idx % NV;
       const int pv = v ^ ((r >> 4) & SWZ);
@@ -212,26 +153,17 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           reinterpret_cast<u32 *>(s_sc)[r] = sv[u].scale;
       }
     }
-  } else if constexpr (Plan::aligned_e2m1) {
-#pragma unroll
-    for (int u = 0; u < LOADS; ++u)
-      sv[u] = {{{0, 0, 0, 0}}, 0}; // a tile without tokens: all absent
   } else if constexpr (Plan::bf16_pow2) {
     // The bf16 pass reads absent rows as values: make them zeros.
     for (int i = threadIdx.x; i < 128 * RS / 16; i += THREADS)
       reinterpret_cast<uint4 *>(s_data)[i] = make_uint4(0, 0, 0, 0);
   }
 
-  //--- 2. column pass -------------------------------------------------------
-  if constexpr (Plan::aligned_e2m1 || Plan::bf16_pow2) {
+  if constexpr (Plan::bf16_pow2) {
     const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
                             K,       scols[1], tg.sb[1], tg.nb[1]};
-    if constexpr (Plan::aligned_e2m1) {
-      aligned_e2m1_col_pass<Cfg, THREADS, TILE_K>(args, sv, g, k0, s_data);
-    } else {
-      __syncthreads();
-      bf16_pow2_col_pass<Cfg, THREADS, TILE_K>(args, g, k0, s_data);
-    }
+    __syncthreads();
+    bf16_pow2_col_pass<Cfg, THREADS, TILE_K>(args, g, k0, s_data);
     return;
   }
   __syncthreads();
@@ -361,6 +293,172 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         }
       }
     });
+  }
+}
+
+/// The minimum resident CTAs per SM that the emitted entry asks of ptxas
+/// (`__launch_bounds__(QCT_THREADS, tile_min_blocks<...>())`), which caps
+/// its registers. The aligned pass is latency-bound: left alone, ptxas
+/// spends 72 registers (128 at 128 threads) on the prefetched tile and
+/// unrolled addresses, which leaves 3 CTAs of 256 threads per SM; capped at
+/// 48 (64 at 128 threads) it needs no spills and 5 CTAs (8 of 128) fit, each
+/// with a tile of loads in flight (ragged: 64 and 4, 80 and 6 at 128
+/// threads; the group geometry stays live across the tiles). Every other pass keeps 1: ptxas may use
+/// the whole register file (their quantization would spill under a cap).
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES>
+QCT_HD constexpr int tile_min_blocks() {
+  if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
+    return 1;
+  if (THREADS == 128)
+    return Cfg::ragged::enabled ? 6 : 8;
+  return Cfg::ragged::enabled ? 4 : 5;
+}
+
+/// The tile-family kernel body. Launch (docs/device-library.md): block
+/// (THREADS), grid (tiles, cdiv(K, TILE_K * K_TILES)), dynamic smem
+/// tile_smem_bytes. A CTA owns one tile of 128 tokens (its group lookup, if
+/// ragged, is done once) and K_TILES consecutive tiles of TILE_K features.
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1>
+QCT_DEV void tile_kernel(const qct_kernel_args &args) {
+  using S = typename Cfg::src;
+  using Rag = typename Cfg::ragged;
+  static_assert(Cfg::any_col, "without a col output use the row family");
+  static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
+  static_assert(TILE_K == 64 || TILE_K == 128, "QCT_TILE_K: 64, 128");
+  static_assert(TILE_K >= Cfg::max_row_block,
+                "QCT_TILE_K must cover a row output block");
+  constexpr int N = S::vec;
+  constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
+  constexpr int DATA = 128 * (tile_row_bytes<Cfg, TILE_K>() + 16);
+  using Plan = ColPlan<Cfg>;
+  constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
+  static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
+  static_assert(K_TILES == 1 || K_TILES == 2 || K_TILES == 4,
+                "QCT_K_TILES: 1, 2, 4");
+
+  extern __shared__ __align__(16) u8 smem[];
+  u8 *s_data = smem;
+  u8 *s_sc = smem + DATA;
+
+  const i64 M = args.M;
+  const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+  TileGeom tg;
+  i64 C = M; // columns of every col output
+  i64 scols[2] = {(M + 31) / 32,
+                  (M + 127) / 128}; // scale columns (row_major stride)
+
+  if constexpr (!Rag::enabled) {
+    tg.t0 = (i64)blockIdx.x * 128;
+    const i64 left = M - tg.t0;
+    tg.nt = left < 128 ? (int)left : 128;
+    tg.col0 = tg.t0;
+    tg.ncols = tg.nt;
+    tg.sb[0] = tg.t0 / 32;
+    tg.nb[0] = (tg.nt + 31) / 32;
+    tg.sb[1] = blockIdx.x;
+    tg.nb[1] = 1;
+  } else {
+    const i64 G = args.G;
+    const i64 t = blockIdx.x;
+    TileHit h;
+    if (!locate_tile<Rag, THREADS>(args, M, t,
+                                   blockIdx.x == 0 && blockIdx.y == 0, h))
+      return;
+    C = M + G * (Rag::pad - 1);
+    scols[0] = (C + 31) / 32 + G;
+    scols[1] = (C + 127) / 128 + G;
+    if (h.found) {
+      const i64 i = t - h.t;
+      const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
+      tg.t0 = h.o + 128 * i;
+      tg.nt = nl <= 0 ? 0 : (nl < 128 ? (int)nl : 128);
+      tg.col0 = h.p + 128 * i;
+      tg.ncols = cl < 128 ? (int)cl : 128;
+      tg.sb[1] = h.t + i;
+      tg.nb[1] = 1;
+      tg.sb[0] = h.s + 4 * i;
+      const i64 b32 = (h.np + 31) / 32 - 4 * i; // the group's 32-blocks left
+      tg.nb[0] = b32 < 4 ? (int)b32 : 4;
+    } else { // capacity tail
+      const i64 k = t - h.total.t128;
+      tg.t0 = 0;
+      tg.nt = 0;
+      tg.col0 = h.total.p + 128 * k;
+      const i64 cl = C - tg.col0;
+      tg.ncols = cl <= 0 ? 0 : (cl < 128 ? (int)cl : 128);
+      tg.sb[1] = h.total.t128 + k;
+      const i64 b128 = scols[1] - tg.sb[1];
+      tg.nb[1] = b128 <= 0 ? 0 : 1;
+      tg.sb[0] = h.total.s32 + 4 * k;
+      const i64 b32 = scols[0] - tg.sb[0];
+      tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
+    }
+  }
+
+  // Loads tile k0's vectors into v (all issued before any use); a tile
+  // without tokens gets all-absent vectors.
+  auto load_tile = [&](SrcVec(&v)[LOADS], i64 k0) {
+    if (tg.nt > 0) {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u) {
+        const int idx = threadIdx.x + u * THREADS;
+        const int r = idx / NV, vi = idx % NV;
+        const i64 kf = k0 + (i64)vi * N;
+        const bool valid = r < tg.nt && kf < K;
+        v[u] = load_src_vec<Cfg>(args, ((tg.t0 + r) * K + kf) / N, valid);
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u)
+        v[u] = {{{0, 0, 0, 0}}, 0};
+    }
+  };
+
+  // The CTA's tiles along K: K_TILES consecutive tiles (the last CTA of a
+  // row of tiles may have fewer). With the aligned pass, tile j+1's loads
+  // are issued before tile j is converted and stored, so a CTA keeps a tile
+  // of loads in flight for its whole life instead of only at its start; the
+  // other passes keep more registers per tile and load at the top of each
+  // iteration (their gain is the amortized ragged lookup).
+  constexpr bool kPrefetch = Plan::aligned_e2m1 && K_TILES > 1;
+  const i64 kt0 = (i64)blockIdx.y * K_TILES;
+  SrcVec sv[LOADS];
+  if constexpr (kPrefetch)
+    load_tile(sv, kt0 * TILE_K);
+#pragma unroll 1
+  for (int j = 0; j < K_TILES; ++j) {
+    const i64 k0 = (kt0 + j) * TILE_K;
+    if (k0 >= K) // uniform over the CTA
+      break;
+    SrcVec nx[LOADS];
+    if constexpr (kPrefetch) {
+      if (j + 1 < K_TILES && k0 + TILE_K < K)
+        load_tile(nx, k0 + TILE_K);
+    } else {
+      load_tile(sv, k0);
+    }
+    if constexpr (Plan::aligned_e2m1) {
+      // No barrier between tiles: the pass's first barrier comes after its
+      // double-buffered bmax partials and before its shared tile writes.
+      const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
+                              K,       scols[1], tg.sb[1], tg.nb[1]};
+      aligned_e2m1_col_pass<Cfg, THREADS, TILE_K>(args, sv, g, k0, s_data,
+                                                  j & 1);
+      if constexpr (Cfg::any_row)
+        tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
+    } else {
+      if (j > 0)
+        __syncthreads(); // the previous tile's column pass read s_data
+      if constexpr (Cfg::any_row)
+        tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
+      tile_col_pass<Cfg, THREADS, TILE_K>(args, sv, tg, k0, C, scols, s_data,
+                                          s_sc);
+    }
+    if constexpr (kPrefetch) {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u)
+        sv[u] = nx[u];
+    }
   }
 }
 
