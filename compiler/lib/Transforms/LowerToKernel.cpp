@@ -70,7 +70,15 @@ struct QCTLowerToKernelPass
     SmallVector<Attribute> knobs;
     if (family == KernelFamily::row) {
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
-      knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4}, 2));
+      // Measured on the H200 (docs/performance.md): a 16-byte vector of a
+      // bf16/fp16/fp32 source is 8 or fewer elements, so each thread needs
+      // four in flight; a vector of a quantized source carries 16 or 32
+      // elements and one per thread keeps the stores densest.
+      Format src = source.getResult().getType().getFormat();
+      bool highPrecision =
+          src == Format::bf16 || src == Format::fp16 || src == Format::fp32;
+      knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4},
+                                    highPrecision ? 4 : 1));
     } else {
       // An fp32 tile of 128 features is 66 KiB of shared memory, above the
       // 48 KiB every launch gets without an opt-in: default to 64 there.

@@ -2,10 +2,11 @@
 // (names, legal values, defaults of docs/device-library.md).
 // RUN: qct-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(qct.kernel(qct-lower-to-kernel))' | FileCheck %s
 
-// Row outputs only: the row family, threads and unroll.
+// Row outputs only: the row family, threads and unroll (4 vectors per
+// thread for a bf16/fp16/fp32 source, 1 for a quantized one).
 // CHECK-LABEL: qct.kernel @row
 // CHECK-SAME:    family = #qct<family row>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 2>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 4>]
 qct.kernel @row attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
