@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "qct/device/quant.cuh"
+#include "DeviceTestUtil.h"
 
 #include "qct/Reference/Block.h"
 #include "qct/Reference/Scalar.h"
@@ -29,21 +29,8 @@ namespace ref = qct::ref;
 
 namespace {
 
-float f32(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-uint64_t bits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
+using qct::test::bits;
+using qct::test::f32;
 
 struct Pair {
   dev::FloatFmt d;
@@ -362,10 +349,6 @@ void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N]) {
 
 template <typename O, int N> void checkHpBlocks(long long &n) {
   std::mt19937_64 rng(11 + N);
-  const bool mx = O::T::mx;
-  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
-                                  ? ref::kE2M1
-                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
   for (int t = 0; t < 40000; ++t) {
     float v[N];
     makeBlock<N>(rng, t % 4, v);
@@ -373,15 +356,7 @@ template <typename O, int N> void checkHpBlocks(long long &n) {
     for (int i = 0; i < N; ++i)
       x[i] = v[i];
     uint8_t want[N];
-    uint32_t wantScale;
-    if (mx) {
-      wantScale =
-          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
-    } else if (O::scale == dev::Scale::amax) {
-      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
-    } else {
-      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
-    }
+    const uint32_t wantScale = qct::test::referenceBlock<O, N>(x, want);
     const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
     ASSERT_EQ(q.scale, wantScale) << "block " << t;
     for (int i = 0; i < N; ++i)
@@ -398,10 +373,6 @@ template <typename O, int N> void checkHpBlocks(long long &n) {
 /// Blocks of exact values of quantized sources, beyond fp32's range too.
 template <typename O, int N> void checkExactBlocks(long long &n) {
   std::mt19937_64 rng(23 + N);
-  const bool mx = O::T::mx;
-  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
-                                  ? ref::kE2M1
-                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
   for (int t = 0; t < 40000; ++t) {
     double x[N];
     const int k0 = int(rng() % 255) - 127;
@@ -418,14 +389,7 @@ template <typename O, int N> void checkExactBlocks(long long &n) {
       x[i] = (t % 3 == 0) ? std::ldexp(e, k0) : e * s;
     }
     uint8_t want[N];
-    uint32_t wantScale;
-    if (mx)
-      wantScale =
-          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
-    else if (O::scale == dev::Scale::amax)
-      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
-    else
-      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
+    const uint32_t wantScale = qct::test::referenceBlock<O, N>(x, want);
     const dev::QBlock<N> q = dev::quantize_exact<O, N, 1>(x);
     ASSERT_EQ(q.scale, wantScale) << "block " << t;
     for (int i = 0; i < N; ++i)
@@ -441,10 +405,6 @@ template <typename O, int N> void checkExactBlocks(long long &n) {
 /// the whole accepted range and beyond it (which must be refused).
 template <dev::Fmt SF, typename O, int N> void checkPow2SourceBlocks(long long &n) {
   std::mt19937_64 rng(31 + N + int(SF));
-  const bool mx = O::T::mx;
-  const ref::FloatFormat &F = O::fmt == dev::Fmt::mxfp4
-                                  ? ref::kE2M1
-                                  : (O::e5m2 ? ref::kE5M2 : ref::kE4M3);
   constexpr bool srcMx = dev::FmtTraits<SF>::mx;
   const ref::FloatFormat &E =
       SF == dev::Fmt::fp8_e5m2 || SF == dev::Fmt::mxfp8_e5m2 ? ref::kE5M2
@@ -478,14 +438,7 @@ template <dev::Fmt SF, typename O, int N> void checkPow2SourceBlocks(long long &
         ASSERT_EQ(double(v[i]), x[i]) << "code " << c << " scale " << scale;
     }
     uint8_t want[N];
-    uint32_t wantScale;
-    if (mx)
-      wantScale =
-          ref::quantizeMxBlock(x, N, F, O::scale == dev::Scale::rceil, want);
-    else if (O::scale == dev::Scale::amax)
-      wantScale = bits(ref::quantizeFp8AmaxBlock(x, N, F, want));
-    else
-      wantScale = bits(ref::quantizeFp8Pow2Block(x, N, F, want));
+    const uint32_t wantScale = qct::test::referenceBlock<O, N>(x, want);
     const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
     ASSERT_EQ(q.scale, wantScale) << "block " << t;
     for (int i = 0; i < N; ++i)

@@ -18,6 +18,8 @@
 
 #include "qct/device/col_pass.cuh"
 
+#include "DeviceTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,16 +31,8 @@ namespace dev = qct::dev;
 
 namespace {
 
-float f32(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+using qct::test::bits;
+using qct::test::f32;
 
 TEST(ColPass, Transpose4x4Bytes) {
   std::mt19937 rng(1);
