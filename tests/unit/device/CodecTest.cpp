@@ -347,6 +347,15 @@ void makeBlock(std::mt19937_64 &rng, int regime, float (&v)[N]) {
   }
 }
 
+/// A device block equals the reference's codes and scale (block t).
+template <int N>
+void expectBlock(const dev::QBlock<N> &q, const uint8_t (&want)[N],
+                 uint32_t wantScale, int t) {
+  ASSERT_EQ(q.scale, wantScale) << "block " << t;
+  for (int i = 0; i < N; ++i)
+    ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i;
+}
+
 template <typename O, int N> void checkHpBlocks(long long &n) {
   std::mt19937_64 rng(11 + N);
   for (int t = 0; t < 40000; ++t) {
@@ -357,10 +366,8 @@ template <typename O, int N> void checkHpBlocks(long long &n) {
       x[i] = v[i];
     uint8_t want[N];
     const uint32_t wantScale = qct::test::referenceBlock<O, N>(x, want);
-    const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
-    ASSERT_EQ(q.scale, wantScale) << "block " << t;
-    for (int i = 0; i < N; ++i)
-      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i;
+    ASSERT_NO_FATAL_FAILURE(
+        expectBlock(dev::quantize_hp<O, N, 1>(v), want, wantScale, t));
     // The exact (double) path must agree on the same values.
     const dev::QBlock<N> qe = dev::quantize_exact<O, N, 1>(x);
     ASSERT_EQ(qe.scale, wantScale) << "exact block " << t;
@@ -439,10 +446,8 @@ template <dev::Fmt SF, typename O, int N> void checkPow2SourceBlocks(long long &
     }
     uint8_t want[N];
     const uint32_t wantScale = qct::test::referenceBlock<O, N>(x, want);
-    const dev::QBlock<N> q = dev::quantize_hp<O, N, 1>(v);
-    ASSERT_EQ(q.scale, wantScale) << "block " << t;
-    for (int i = 0; i < N; ++i)
-      ASSERT_EQ(q.q[i], want[i]) << "block " << t << " element " << i;
+    ASSERT_NO_FATAL_FAILURE(
+        expectBlock(dev::quantize_hp<O, N, 1>(v), want, wantScale, t));
     ++n;
   }
 }
@@ -565,6 +570,20 @@ template <int B, typename F> void sweepBlocks(const uint32_t (&mants)[4], F f) {
     }
 }
 
+/// `count` random blocks of N bf16 codes in makeBlock's regimes, to `check`.
+template <int N, typename Check>
+void randomBf16Blocks(unsigned seed, int count, Check &&check) {
+  std::mt19937_64 rng(seed);
+  for (int t = 0; t < count; ++t) {
+    float vf[N];
+    makeBlock<N>(rng, t % 4, vf);
+    uint16_t x[N];
+    for (int i = 0; i < N; ++i)
+      x[i] = uint16_t(bits(vf[i]) >> 16);
+    check(x);
+  }
+}
+
 TEST(DeviceCodec, Mxfp4FloorFromBf16Codes) {
   long long n = 0, fast = 0;
   const uint32_t mants[4] = {0x00, 0x20, 0x5F, 0x60};
@@ -615,15 +634,7 @@ TEST(DeviceCodec, Mxfp4FloorFromBf16Codes) {
   sweepBlocks<32>(mants, check);
   // Random blocks in the regimes of BlocksMatchReference (NaN/Inf, subnormal
   // bf16 and zeros, one binade).
-  std::mt19937_64 rng(17);
-  for (int t = 0; t < 200000; ++t) {
-    float vf[32];
-    makeBlock<32>(rng, t % 4, vf);
-    uint16_t x[32];
-    for (int i = 0; i < 32; ++i)
-      x[i] = uint16_t(bits(vf[i]) >> 16);
-    check(x);
-  }
+  randomBf16Blocks<32>(17, 200000, check);
   RecordProperty("blocks", std::to_string(n));
   RecordProperty("fast", std::to_string(fast));
 }
@@ -666,15 +677,7 @@ template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
     }
   };
   sweepBlocks<128>(mants, check);
-  std::mt19937_64 rng(19);
-  for (int t = 0; t < 40000; ++t) {
-    float vf[128];
-    makeBlock<128>(rng, t % 4, vf);
-    uint16_t x[128];
-    for (int i = 0; i < 128; ++i)
-      x[i] = uint16_t(bits(vf[i]) >> 16);
-    check(x);
-  }
+  randomBf16Blocks<128>(19, 40000, check);
 }
 
 TEST(DeviceCodec, Fp8Pow2FromBf16Codes) {
