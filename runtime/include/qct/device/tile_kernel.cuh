@@ -395,8 +395,78 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   }
 
-  // Loads tile k0's vectors into v (all issued before any use); a tile
-  // without tokens gets all-absent vectors.
+  const i64 kt0 = (i64)blockIdx.y * K_TILES;
+
+  // mxfp4 source scales of the CTA's K span. Per vector they are one byte
+  // load each, a sector per row per tile that L1 does not keep until the
+  // next tile: 128 of the tile's ~1000 L2 sectors. A token row's span
+  // (SPAN = K_TILES * NV bytes) is contiguous and the row's NV vectors of a
+  // tile are NV consecutive lanes, so each of those lanes loads K_TILES bytes
+  // of the span once per CTA (one access when aligned: (K / 32) % K_TILES ==
+  // 0, which also puts a chunk wholly inside or wholly past the row; else
+  // byte by byte), one sector per row per CTA. The chunks go to shared
+  // memory before the first tile's pass (only the row's own lanes, in the
+  // same warp, read them: __syncwarp suffices), so they hold no registers
+  // across the tiles, and every tile reads its scale bytes from there.
+  constexpr bool kSpanScales = S::fmt == Fmt::mxfp4 && K_TILES > 1;
+  constexpr int SPAN = K_TILES * NV;
+  __shared__ __align__(16) u8 s_span[kSpanScales ? 128 * SPAN : 1];
+  u32 scw[kSpanScales ? LOADS : 1];
+  if constexpr (kSpanScales) {
+    const int vi = threadIdx.x % NV;             // the same for every u
+    const i64 b0 = kt0 * NV + (i64)vi * K_TILES; // first block of the chunk
+    const i64 KB = K / 32;
+    const bool wide = KB % K_TILES == 0;
+#pragma unroll
+    for (int u = 0; u < LOADS; ++u) {
+      const int r = (threadIdx.x + u * THREADS) / NV;
+      const bool row = r < tg.nt;
+      const u8 *p = static_cast<const u8 *>(args.src_scales) +
+                    (row ? (tg.t0 + r) * KB + b0 : 0);
+      if (wide) {
+        scw[u] = K_TILES == 4 ? 0x7F7F7F7Fu : 0x7F7Fu; // absent: 127
+        if (row && b0 < KB) {
+          if constexpr (K_TILES == 4)
+            scw[u] = __ldg(reinterpret_cast<const unsigned int *>(p));
+          else
+            scw[u] = __ldg(reinterpret_cast<const unsigned short *>(p));
+        }
+      } else {
+        scw[u] = 0;
+#pragma unroll
+        for (int i = 0; i < K_TILES; ++i)
+          scw[u] |= (row && b0 + i < KB ? (u32)__ldg(p + i) : 127u) << (8 * i);
+      }
+    }
+  }
+  // Publishes the chunks (first tile) and sets tile j's vectors' scales:
+  // block j * NV + vi of row r's span.
+  auto span_scales = [&](SrcVec(&v)[LOADS], int j) {
+    if constexpr (kSpanScales) {
+      const int vi = threadIdx.x % NV;
+      if (j == 0) {
+#pragma unroll
+        for (int u = 0; u < LOADS; ++u) {
+          const int r = (threadIdx.x + u * THREADS) / NV;
+          u8 *q = s_span + r * SPAN + vi * K_TILES;
+          if constexpr (K_TILES == 4)
+            *reinterpret_cast<unsigned int *>(q) = scw[u];
+          else
+            *reinterpret_cast<unsigned short *>(q) = (unsigned short)scw[u];
+        }
+        __syncwarp();
+      }
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u) {
+        const int r = (threadIdx.x + u * THREADS) / NV;
+        v[u].scale = s_span[r * SPAN + j * NV + vi];
+      }
+    }
+  };
+
+  // Loads tile k0's vectors into v (all issued before any use; with span
+  // scales, their scales come later from span_scales); a tile without tokens
+  // gets all-absent vectors.
   auto load_tile = [&](SrcVec(&v)[LOADS], i64 k0) {
     if (tg.nt > 0) {
 #pragma unroll
@@ -405,7 +475,12 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         const int r = idx / NV, vi = idx % NV;
         const i64 kf = k0 + (i64)vi * N;
         const bool valid = r < tg.nt && kf < K;
-        v[u] = load_src_vec<Cfg>(args, ((tg.t0 + r) * K + kf) / N, valid);
+        const i64 vx = ((tg.t0 + r) * K + kf) / N;
+        if constexpr (kSpanScales) // scales: span_scales
+          v[u].raw = valid ? load16(static_cast<const u8 *>(args.src) + vx * 16)
+                           : V4{{0, 0, 0, 0}};
+        else
+          v[u] = load_src_vec<Cfg>(args, vx, valid);
       }
     } else {
 #pragma unroll
@@ -421,7 +496,6 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // other passes keep more registers per tile and load at the top of each
   // iteration (their gain is the amortized ragged lookup).
   constexpr bool kPrefetch = Plan::aligned_e2m1 && K_TILES > 1;
-  const i64 kt0 = (i64)blockIdx.y * K_TILES;
   SrcVec sv[LOADS];
   if constexpr (kPrefetch)
     load_tile(sv, kt0 * TILE_K);
@@ -437,6 +511,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     } else {
       load_tile(sv, k0);
     }
+    span_scales(sv, j);
     if constexpr (Plan::aligned_e2m1) {
       // No barrier between tiles: the pass's first barrier comes after its
       // double-buffered bmax partials and before its shared tile writes.
