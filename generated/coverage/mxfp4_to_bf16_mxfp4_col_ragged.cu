@@ -12,7 +12,7 @@
 #define QCT_TILE_K 128
 #endif
 #ifndef QCT_K_TILES
-#define QCT_K_TILES 4
+#define QCT_K_TILES 2
 #endif
 
 namespace {
