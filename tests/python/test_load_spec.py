@@ -61,3 +61,32 @@ def test_host_app_compiles_a_spec_at_run_time() -> None:
         assert "no GPU to launch on" in out.stderr
     else:
         assert out.returncode == 0, out.stderr
+
+
+STANDALONE = build_dir() / "lib" / "standalone" / "libqct_compiler.so"
+
+
+@pytest.mark.skipif(not STANDALONE.exists(),
+                    reason="built only with -DQCT_COMPILER_STANDALONE=ON")
+def test_the_standalone_compiler_library_brings_no_llvm() -> None:
+    """The self-contained library (what tools/carry takes to the GPU machine) compiles the spec
+    with LLVM/MLIR linked in: neither libMLIR nor libLLVM is mapped into the process, and it
+    exports only the qct_compiler_* C ABI."""
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from qct import runtime\n"
+            "source, metadata = runtime.compile_spec(%r)\n"
+            "print(len(source) > 0 and 'qct_mxfp4_to_fp8_e4m3_col_ragged' in metadata)\n"
+            "print(open('/proc/self/maps').read())\n") % (str(REPO / "python"), str(SPEC))
+    env = {**os.environ, "QCT_COMPILER_LIBRARY": str(STANDALONE)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    verdict, maps = out.stdout.split("\n", 1)
+    assert verdict == "True", out.stdout
+    assert str(STANDALONE) in maps
+    assert "libMLIR" not in maps and "libLLVM" not in maps
+    dynsym = subprocess.run(["nm", "-D", "--defined-only", str(STANDALONE)],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert sorted(s for s in dynsym if s.startswith("qct_")) == [
+        "qct_compiler_abi_version", "qct_compiler_compile_spec", "qct_compiler_free",
+        "qct_compiler_version"]
+    assert not [s for s in dynsym[2::3] if not s.startswith("qct_")], dynsym
