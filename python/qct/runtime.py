@@ -427,21 +427,16 @@ def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[s
     return _load_resolved(source, metadata, schedule, shape, arch, disable_cache)
 
 
-def schedule_for(meta: Mapping[str, Any], shape: tuple[int, ...]) -> dict[str, int] | None:
-    """The schedule qct.load(..., shape=shape) picks on this GPU: tuned, else the heuristic."""
-    from qct import tuning
-
-    if len(shape) not in (2, 3):
-        raise QctError(f"shape must be (M, K) or (M, K, G), found {shape!r}")
-    M, K, G = (*shape, 0)[:3]
-    return tuning.best_schedule(meta, M, K, tuning.current_gpu_name(), G)
-
-
 def _load_resolved(source: Path | str, metadata: str,
                    schedule: Mapping[str, int] | Iterable[str] | None,
                    shape: tuple[int, ...] | None, arch: str | None, disable_cache: bool) -> Kernel:
     if schedule is None and shape is not None:
-        schedule = schedule_for(json.loads(metadata), shape)
+        from qct import tuning
+
+        if len(shape) not in (2, 3):
+            raise QctError(f"shape must be (M, K) or (M, K, G), found {shape!r}")
+        M, K, G = (*shape, 0)[:3]
+        schedule = tuning.best_schedule(json.loads(metadata), M, K, tuning.current_gpu_name(), G)
     return Kernel(source, metadata, schedule=schedule, arch=arch, disable_cache=disable_cache)
 
 

@@ -271,7 +271,7 @@ def best_schedule(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None,
         return None
     if gpu_name:
         key = TuningKey.of(meta, M, K, groups, gpu_name)
-        sources = [cache if cache is not None else _read_cache()] + \
+        sources = [cache if cache is not None else read_cache()] + \
             (repository if repository is not None else repository_files())
         for source in sources:
             found = source.best(key) if source is not None else None
@@ -280,7 +280,8 @@ def best_schedule(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None,
     return heuristic_schedule(meta, M, K, groups)
 
 
-def _read_cache() -> TuningFile | None:
+def read_cache() -> TuningFile | None:
+    """The tuning cache file, or None where it cannot be read."""
     try:
         return TuningFile.read(cache_file())
     except (OSError, ValueError):

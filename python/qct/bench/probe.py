@@ -57,15 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         cu = opts.generated / meta["cuda_source"]
         for sched in ([None] if opts.launches else schedules(meta)):
             kernel = qct.load(cu, schedule=sched)
-            base = bank.sources(meta, M, K)
-            sets = []
-            for i in range(1 if opts.launches else timing.rotation_sets(nbytes, l2)):
-                tensors = suite.SourceBank.rolled(base, i, torch)
-                if offsets is not None:
-                    tensors[next(b["name"] for b in meta["buffers"]
-                                 if b["field"] == "offsets")] = offsets
-                tensors.update(kernel.allocate_outputs(M, K, offsets, device="cuda"))
-                sets.append(tensors)
+            count = 1 if opts.launches else timing.rotation_sets(nbytes, l2)
+            sets = suite.buffer_sets(torch, bank, meta, kernel, M, K, count, offsets)
             if opts.launches:
                 for _ in range(opts.launches):
                     kernel(**sets[0])

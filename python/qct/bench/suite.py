@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from qct import verify
+from qct import tuning, verify
 from qct.bench import floor, peers, sass, timing
 from qct.provenance import git_commit
 
@@ -220,6 +220,22 @@ class SourceBank:
         return {name: torch.roll(t, shifts=37 * i, dims=0) for name, t in tensors.items()}
 
 
+def buffer_sets(torch: Any, bank: SourceBank, meta: dict[str, Any], kernel: Any, M: int, K: int,
+                count: int, offsets: Any = None) -> list[dict[str, Any]]:
+    """`count` launch argument sets for `kernel`: rotated sources (bank), the offsets if ragged,
+    and freshly allocated outputs."""
+    base = bank.sources(meta, M, K)
+    sets = []
+    for i in range(count):
+        tensors = SourceBank.rolled(base, i, torch)
+        if offsets is not None:
+            name = next(b["name"] for b in meta["buffers"] if b["field"] == "offsets")
+            tensors[name] = offsets
+        tensors.update(kernel.allocate_outputs(M, K, offsets, device=DEVICE))
+        sets.append(tensors)
+    return sets
+
+
 # --- Measurements ---------------------------------------------------------------------------------
 
 class Bench:
@@ -231,6 +247,10 @@ class Bench:
         self.copy_gbps, self.spin, self.clock = copy_gbps, spin, clock
         self.l2 = timing.l2_bytes(torch)
         self.by_schedule: dict[tuple[str, tuple[tuple[str, int], ...]], Any] = {}
+        # What qct.load(shape=) consults, read once for the run (bench never tunes).
+        self.gpu_name = tuning.current_gpu_name()
+        self.tuned_cache = tuning.read_cache() or tuning.TuningFile(tuning.cache_file())
+        self.tuned_repository = tuning.repository_files()
         self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0],
                                opts.realistic_inputs)
 
@@ -240,8 +260,8 @@ class Bench:
         from qct import runtime
 
         meta = self.metas[name]
-        shape = (M, K, groups) if groups else (M, K)
-        schedule = runtime.schedule_for(meta, shape)
+        schedule = tuning.best_schedule(meta, M, K, self.gpu_name, groups, cache=self.tuned_cache,
+                                        repository=self.tuned_repository)
         if schedule is None or schedule == self.kernels[name].schedule:
             return self.kernels[name]
         key = (name, tuple(sorted(schedule.items())))
@@ -255,17 +275,8 @@ class Bench:
     def sets_for(self, meta: dict[str, Any], M: int, K: int, nbytes: int,
                  offsets: Any = None, kernel: Any = None) -> list[dict[str, Any]]:
         kernel = kernel if kernel is not None else self.kernels[meta["name"]]
-        base = self.bank.sources(meta, M, K)
-        n = timing.rotation_sets(nbytes, self.l2)
-        sets = []
-        for i in range(n):
-            tensors = SourceBank.rolled(base, i, self.torch)
-            if offsets is not None:
-                name = next(b["name"] for b in meta["buffers"] if b["field"] == "offsets")
-                tensors[name] = offsets
-            tensors.update(kernel.allocate_outputs(M, K, offsets, device=DEVICE))
-            sets.append(tensors)
-        return sets
+        return buffer_sets(self.torch, self.bank, meta, kernel, M, K,
+                           timing.rotation_sets(nbytes, self.l2), offsets)
 
     def out_of_time(self, row: Row, needs_s: float = 1.0) -> bool:
         if self.clock.left() < needs_s:

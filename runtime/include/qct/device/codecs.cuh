@@ -534,6 +534,14 @@ QCT_HD u32 bf16x2_fma_rn(u32 a, u32 b, u32 c) {
 #endif
 }
 
+/// The signs of 4 e2m1 codes (x: 16 bits, one code per nibble) as bit 7 of
+/// the 4 bytes of the result. prmt's selector nibble 8 replicates bit 7 of
+/// byte 0 (0x80): 0xFF; nibble 0 copies it: 0x80. Bit 6 of each byte is then
+/// the sign: one shift moves it to bit 7.
+QCT_HD u32 e2m1_sign_bytes(u32 x) {
+  return (prmt(0x80u, 0u, x & 0x8888u) << 1) & 0x80808080u;
+}
+
 /// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
 /// 4 words, scale byte b) given the FP8 block's scale exponent se: all codes
 /// share the shift k = b - 127 - se, so the 8 positive results (e2m1
@@ -560,10 +568,7 @@ QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
   for (int i = 0; i < 8; ++i) {
     const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
     const u32 mag = prmt(lo, hi, x & 0x7777u);
-    // Selector nibble 8 replicates bit 7 of byte 0 (0x80): 0xFF; nibble 0
-    // copies it: 0x80. Bit 6 of each byte is the sign: move it to bit 7.
-    const u32 sgn = prmt(0x80u, 0u, x & 0x8888u);
-    out[i] = mag | ((sgn << 1) & signmask);
+    out[i] = mag | (e2m1_sign_bytes(x) & signmask);
   }
 }
 
@@ -591,9 +596,7 @@ QCT_HD void e2m1_block_to_bf16(const u32 (&codes)[4], u32 b, u32 (&out)[16]) {
   for (int i = 0; i < 8; ++i) {
     const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
     const u32 lo = prmt(lo_a, lo_b, x & 0x7777u);
-    // Sign (code bit 3) to bit 7 of each high byte, as in aligned_e2m1_block.
-    const u32 sgn = (prmt(0x80u, 0u, x & 0x8888u) << 1) & 0x80808080u;
-    const u32 hi = prmt(hi_a, hi_b, x & 0x7777u) | sgn;
+    const u32 hi = prmt(hi_a, hi_b, x & 0x7777u) | e2m1_sign_bytes(x);
     out[2 * i] = prmt(lo, hi, 0x5140);
     out[2 * i + 1] = prmt(lo, hi, 0x7362);
   }

@@ -103,6 +103,19 @@ QCT_DEV int warp_count(bool valid) {
   return __popc(__ballot_sync(0xFFFFFFFFu, valid));
 }
 
+/// Stores one lane's Bytes of row output at `out`: through store_warp_rows
+/// when CoopThreads > 0 and the lane's share is wider than 16 bytes (every
+/// lane of the warp must then call this, valid or not), else directly and only
+/// if `valid`.
+template <int Bytes, int CoopThreads>
+QCT_DEV void store_lane_row(u8 *out, const u32 *w, bool valid) {
+  if constexpr (CoopThreads > 0 && Bytes > 16)
+    store_warp_rows<Bytes, CoopThreads>(out - (threadIdx.x & 31) * Bytes, w,
+                                        warp_count(valid));
+  else if (valid)
+    store_words<Bytes>(out, w);
+}
+
 /// Sets nibble `hi` (0: bits 0..3, 1: bits 4..7) of the byte at p to v without
 /// touching the other nibble, which another CTA may own (a ragged group
 /// boundary at an odd column of an mxfp4 col output).

@@ -83,17 +83,10 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
     u32 w[8];
     aligned_e2m1_block<O::e5m2>(codes, sv.scale, se, w);
-    u8 *out = static_cast<u8 *>(args.out[OI]) + lin;
-    if constexpr (CoopThreads > 0) {
-      store_warp_rows<32, CoopThreads>(out - (threadIdx.x & 31) * 32, w,
-                                       warp_count(valid));
-      if (!valid)
-        return;
-    } else {
-      if (!valid)
-        return;
-      store_words<32>(out, w);
-    }
+    store_lane_row<32, CoopThreads>(static_cast<u8 *>(args.out[OI]) + lin, w,
+                                    valid);
+    if (!valid)
+      return;
     if ((threadIdx.x & (L - 1)) == 0) {
       const i64 idx = O::scale_layout == ScaleLayout::row_major
                           ? lin / 128
@@ -127,12 +120,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                 << 16);
       }
     }
-    u8 *out = static_cast<u8 *>(args.out[OI]) + lin * 2;
-    if constexpr (CoopThreads > 0)
-      store_warp_rows<64, CoopThreads>(out - (threadIdx.x & 31) * 64, w,
-                                       warp_count(valid));
-    else
-      store_words<64>(out, w);
+    store_lane_row<64, CoopThreads>(static_cast<u8 *>(args.out[OI]) + lin * 2,
+                                    w, valid);
     return;
   }
   Packed<OB, N> pk;
@@ -214,16 +203,9 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   }
   constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);
-  if constexpr (CoopThreads > 0 && PB > 16) {
-    store_warp_rows<PB, CoopThreads>(out + lin * OB / 8 - (threadIdx.x & 31) * PB,
-                                     pk.w, warp_count(valid));
-    if (!valid)
-      return;
-  } else {
-    if (!valid)
-      return;
-    store_words<PB>(out + lin * OB / 8, pk.w);
-  }
+  store_lane_row<PB, CoopThreads>(out + lin * OB / 8, pk.w, valid);
+  if (!valid)
+    return;
   if constexpr (O::has_scales) {
     if ((threadIdx.x & (L - 1)) != 0)
       return;
