@@ -687,6 +687,187 @@ TEST(DeviceCodec, Fp8Pow2FromBf16Codes) {
   RecordProperty("blocks", std::to_string(n));
 }
 
+//===----------------------------------------------------------------------===//
+// fp8 sources with power-of-two scales into mxfp4 on raw codes (quant.cuh)
+//===----------------------------------------------------------------------===//
+
+/// One 32-element block through mxfp4_from_fp8_codes (host: prmt and
+/// fma.rn.bf16x2 emulated from the PTX ISA text) against the reference on the
+/// exact values code * 2^(sfield - 127). Expects the fast path to take the
+/// block exactly when it is finite, the scale field valid, and the maximum
+/// zero or of exponent field >= 5 with an unclamped MX scale byte; checks
+/// the scale byte and every code of a taken block. Returns whether taken.
+template <bool E5M2, bool Rceil>
+bool checkFp8Mxfp4Block(const uint8_t (&c)[32], uint32_t sfield) {
+  const ref::FloatFormat &F = E5M2 ? ref::kE5M2 : ref::kE4M3;
+  uint32_t w[8];
+  for (int j = 0; j < 8; ++j)
+    w[j] = c[4 * j] | (c[4 * j + 1] << 8) | (c[4 * j + 2] << 16) |
+           (uint32_t(c[4 * j + 3]) << 24);
+  double x[32];
+  bool special = false;
+  uint32_t amaxCode = 0;
+  double amax = 0;
+  for (int i = 0; i < 32; ++i) {
+    const double e = ref::decode(c[i], F);
+    special |= !std::isfinite(e);
+    x[i] = e * ref::pow2(int(sfield) - 127); // exact: a few bits, in range
+    amaxCode = std::max(amaxCode, uint32_t(c[i] & 0x7F));
+    if (std::isfinite(e))
+      amax = std::max(amax, std::fabs(e));
+  }
+  // The scale byte before the MX clamp, from the exact maximum.
+  int unclamped = 0;
+  if (amax > 0) {
+    const int fl = std::ilogb(amax);
+    const double frac = std::ldexp(amax, -fl);
+    unclamped =
+        fl + int(sfield) - 127 - 2 + 127 + (Rceil && frac > 1.5 ? 1 : 0);
+  }
+  const int expField = int(amaxCode >> (E5M2 ? 2 : 3));
+  const bool wantFast =
+      !special && sfield <= 254 &&
+      (amax == 0 || (expField >= 5 && unclamped >= 0 && unclamped <= 254));
+  uint32_t out[4], scale = 0;
+  const bool fast =
+      dev::mxfp4_from_fp8_codes<E5M2, Rceil, 8, 1>(w, sfield, out, scale);
+  EXPECT_EQ(fast, wantFast)
+      << "e5m2 " << E5M2 << " rceil " << Rceil << " amax code " << amaxCode
+      << " sfield " << sfield;
+  if (!fast || !wantFast)
+    return false;
+  uint8_t want[32];
+  const uint32_t wantScale =
+      ref::quantizeMxBlock(x, 32, ref::kE2M1, Rceil, want);
+  EXPECT_EQ(scale, wantScale)
+      << "amax code " << amaxCode << " sfield " << sfield;
+  for (int i = 0; i < 32; ++i) {
+    const uint32_t got = (out[i / 8] >> (4 * (i % 8))) & 0xF;
+    if (got != want[i]) {
+      ADD_FAILURE() << "e5m2 " << E5M2 << " rceil " << Rceil << " element " << i
+                    << " code 0x" << std::hex << int(c[i]) << " amax code 0x"
+                    << amaxCode << std::dec << " sfield " << sfield << ": got "
+                    << got << " want " << int(want[i]);
+      return true;
+    }
+  }
+  return true;
+}
+
+template <bool E5M2, bool Rceil>
+void checkFp8Mxfp4(long long &n, long long &fast) {
+  // (1) Every block maximum (each magnitude code, NaN/Inf included, signs
+  // alternating) with every code of magnitude <= it in every position: for
+  // the n codes allowed, block t puts code (t + 7i) % n at position i, so
+  // each code meets each position once over t, and a second pass with the
+  // maximum half a block further on covers the positions the first gave it.
+  // The source scale is irrelevant to the codes (it cancels), so one field.
+  std::mt19937_64 rng(41 + 2 * E5M2 + Rceil);
+  for (uint32_t a = 0; a < 0x80; ++a) {
+    std::vector<uint8_t> codes;
+    for (uint32_t v = 0; v < 256; ++v)
+      if ((v & 0x7F) <= a)
+        codes.push_back(uint8_t(v));
+    const size_t nc = codes.size();
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t t = 0; t < nc; ++t) {
+        uint8_t c[32];
+        const int pa = int((t + 16 * pass) % 32);
+        for (int i = 0; i < 32; ++i)
+          c[i] = i == pa ? uint8_t(a | (t % 2 ? 0x80 : 0))
+                         : codes[(t + 7 * size_t(i)) % nc];
+        fast += checkFp8Mxfp4Block<E5M2, Rceil>(c, 127);
+        ++n;
+        if (::testing::Test::HasFailure())
+          return;
+      }
+  }
+  // (2) Every source scale field (and invalid ones) under every block
+  // maximum, with random codes below it: the scale byte, the MX clamp and
+  // the decline conditions.
+  for (uint32_t sfield = 0; sfield <= 256; ++sfield)
+    for (uint32_t a = 0; a < 0x80; ++a)
+      for (int r = 0; r < 2; ++r) {
+        uint8_t c[32];
+        for (int i = 0; i < 32; ++i) {
+          uint32_t v = uint32_t(rng()) & 0xFF;
+          while ((v & 0x7F) > a)
+            v = (v & 0x80) | ((v & 0x7F) % (a + 1));
+          c[i] = uint8_t(v);
+        }
+        c[rng() % 32] = uint8_t(a | (r ? 0x80 : 0));
+        fast += checkFp8Mxfp4Block<E5M2, Rceil>(c, sfield == 256 ? 0xFFFFFFFFu
+                                                                 : sfield);
+        ++n;
+        if (::testing::Test::HasFailure())
+          return;
+      }
+}
+
+TEST(DeviceCodec, Mxfp4FromFp8Codes) {
+  long long n = 0, fast = 0;
+  checkFp8Mxfp4<false, false>(n, fast);
+  checkFp8Mxfp4<false, true>(n, fast);
+  checkFp8Mxfp4<true, false>(n, fast);
+  checkFp8Mxfp4<true, true>(n, fast);
+  RecordProperty("blocks", std::to_string(n));
+  RecordProperty("fast", std::to_string(fast));
+  // Most blocks are the fast path's (the rest are NaN/Inf, tiny maxima,
+  // clamped scale bytes and bad scale fields).
+  EXPECT_GT(fast, n * 3 / 4);
+}
+
+TEST(DeviceCodec, Pow2ScaleField) {
+  using F = dev::Fmt;
+  // Every e8m0 byte: its own field, 0xFF (a NaN block) declined.
+  for (uint32_t b = 0; b < 256; ++b)
+    EXPECT_EQ(dev::pow2_scale_field<F::mxfp8_e4m3>(b),
+              b < 255 ? b : 0xFFFFFFFFu);
+  // f32 scale_inv: exactly the positive normal powers of two; zero,
+  // subnormals, negatives, Inf, NaN and other mantissas declined.
+  std::mt19937_64 rng(3);
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t sign = 0; sign < 2; ++sign)
+      for (int r = 0; r < 64; ++r) {
+        const uint32_t mant =
+            r == 0 ? 0 : (r == 1 ? 1 : uint32_t(rng()) & 0x7FFFFF);
+        const uint32_t bitsS = (sign << 31) | (e << 23) | mant;
+        const float v = f32(bitsS);
+        int ex = 0;
+        const bool pow2 = std::isfinite(v) && v > 0 &&
+                          std::fpclassify(v) == FP_NORMAL &&
+                          std::frexp(v, &ex) == 0.5f;
+        EXPECT_EQ(dev::pow2_scale_field<F::fp8_e4m3>(bitsS),
+                  pow2 ? e : 0xFFFFFFFFu)
+            << std::hex << bitsS;
+      }
+}
+
+TEST(DeviceCodec, Fp8Mxfp4FmaOperands) {
+  // The fma.rn.bf16x2 operands the fp8 -> mxfp4 path forms, every one: the
+  // widened magnitude of every e4m3/e5m2 code, S = 2^(3 - E) and M2 =
+  // 64 * max(x, B) * S for every block exponent E, then z - M2. The host
+  // emulation against the exactly rounded value (double holds these sums
+  // exactly: a product of <= 8 + 8 bits and an addend within 2^40 of it).
+  long long n = 0;
+  for (int e5 = 0; e5 < 2; ++e5)
+    for (int E = 5; E <= (e5 ? 31 : 16); ++E)
+      for (uint32_t m = 0; m < 0x80; ++m) {
+        const uint32_t x = e5 ? m << 5 : m << 4;
+        const uint32_t bb = uint32_t(E - 2) << 7, s = uint32_t(130 - E) << 7;
+        const uint32_t m2 = std::max(x, bb) + uint32_t((9 - E) * 128);
+        const double xs = double(f32(x << 16)) * double(f32(s << 16));
+        const uint32_t z = dev::bf16_fma_rn(x, s, m2);
+        ASSERT_EQ(z, ref::encode(xs + double(f32(m2 << 16)), ref::kBF16))
+            << e5 << " " << E << " " << m;
+        const uint32_t d = dev::bf16_fma_rn(m2, 0xBF80, z);
+        ASSERT_EQ(d, ref::encode(double(f32(z << 16)) - double(f32(m2 << 16)),
+                                 ref::kBF16));
+        n += 2;
+      }
+  RecordProperty("checked", std::to_string(n));
+}
+
 TEST(DeviceCodec, DecodeToBf16AndExactValues) {
   // Every mxfp4 code under every scale byte: the exact value and its bf16.
   for (uint32_t c = 0; c < 16; ++c)

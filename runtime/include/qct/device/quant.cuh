@@ -396,6 +396,132 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// fp8 sources on their raw codes (mxfp4 outputs)
+//===----------------------------------------------------------------------===//
+//
+// An fp8 element (e4m3 or e5m2) times a power-of-two source scale 2^k, in an
+// MX block whose scale is not clamped, gives y = x * 2^(127 - b) = e * 2^(2 -
+// floor(log2 emax)) (floor; rceil one less when emax's fraction is above
+// 1.5): k cancels, and each element's e2m1 code depends only on its own code
+// and the block maximum's. The elements are widened to bf16 magnitude codes
+// (an fp8 magnitude is a bf16 code shifted: e4m3 << 4 is e * 2^-120, e5m2
+// << 5 is e * 2^-112, subnormals included), two per word, and rounded on the
+// FMA pipe, two elements per bf16x2 fma, into bf16 values whose codes are the
+// e2m1 codes shifted left by 6 (see mxfp4_from_fp8_codes).
+
+/// The biased exponent of a power-of-two source scale (f32 scale_inv bits of
+/// an FP8 1x128 source, e8m0 byte of an MX source), or 0xFFFFFFFF when the
+/// scale is no normal positive power of two (then mxfp4_from_fp8_codes
+/// declines). Zero, subnormal, negative, Inf and NaN scales (contract D2) all
+/// take the general path.
+template <Fmt F> QCT_HD u32 pow2_scale_field(u32 scale) {
+  if constexpr (FmtTraits<F>::mx) {
+    return scale <= 254 ? scale : 0xFFFFFFFFu;
+  } else {
+    const u32 e = scale >> 23;
+    return (scale & 0x807FFFFFu) == 0 && e - 1 < 254 ? e : 0xFFFFFFFFu;
+  }
+}
+
+/// The magnitudes of the four fp8 codes of word w as bf16 codes, elements 0
+/// and 2 in `ev`, 1 and 3 in `od` (low half first). The masks drop the signs.
+template <bool E5M2> QCT_HD void fp8_mags_bf16(u32 w, u32 &ev, u32 &od) {
+  if constexpr (E5M2) {
+    ev = (w * 32u) & 0x0FE00FE0u; // IMAD on the FMA pipe, then one LOP3
+    od = (w >> 3) & 0x0FE00FE0u;
+  } else {
+    ev = (w * 16u) & 0x07F007F0u;
+    od = (w >> 4) & 0x07F007F0u;
+  }
+}
+
+/// fp8 (e4m3 / e5m2) codes with a power-of-two source scale into mxfp4
+/// (floor or rceil) on raw codes: NW words (4 * NW elements) per lane, L
+/// lanes per 32-element block; `sfield` is pow2_scale_field of the source
+/// scale. Writes NW / 2 words of packed e2m1 codes (element 2i in the low
+/// nibble of byte i) and the scale byte. Returns false (the outputs then
+/// hold garbage) for a block it does not take: a NaN/Inf element, a bad source
+/// scale, a scale byte that the MX rule would clamp, or a nonzero maximum whose
+/// exponent field is below 5 (the only blocks where fp8 subnormals could round
+/// to a nonzero code, so the fma never needs subnormal inputs).
+///
+/// With x the bf16 magnitude code of an element, E the block maximum's
+/// exponent field (plus one for rceil above 1.5) and u = 2^-126, the scaling
+/// S = 2^(3 - E) maps x to y * u, y the element's value in units of the MX
+/// scale (y < 8). e2m1 rounds y on a grid of 0.5 below 2 and of
+/// 2^(floor(log2 y) - 1) above, and scaled by u the rounded values are the
+/// bf16 numbers whose codes are the e2m1 codes << 6 (0.5 u is the subnormal
+/// 0x40, u the smallest normal 0x80, 6 u is 0x1C0). With B the code of y = 1
+/// ((E - 2) << 7) and M = max(x, B) (a u16 max on codes), the addend
+/// M2 = 64 * M * S (a code add) has a bf16 ulp equal to that grid at x, so
+///   z = fma(x, S, M2) = M2 + round_grid(y * u),  d = fma(M2, -1, z)
+/// give d = round_grid(y * u) exactly: z stays in M2's binade (M2 + y u <
+/// 65 * 1.875 M S), M2 has no bits at or below the grid step (so ties go to
+/// the even e2m1 code), and d is exact. d = 8 u (y >= 7) is clamped to 6 u,
+/// the saturated maximum. fma.rn.bf16x2 supports subnormal results (PTX ISA);
+/// d is one (0.5 u) for the code 1.
+///
+/// The signs are copied from the source bytes: packing the word of elements
+/// (1, 3) * 64 + (0, 2) * 4 puts the four codes in the high and low nibbles
+/// of bytes 1 and 3, where the sign bits s * 17 (s = w & 0x80808080) land at
+/// the nibbles' bit 3; a prmt then keeps bytes 1 and 3 of two words.
+template <bool SrcE5M2, bool Rceil, int NW, int L>
+QCT_HD bool mxfp4_from_fp8_codes(const u32 (&w)[NW], u32 sfield,
+                                 u32 (&out)[NW / 2], u32 &scale) {
+  static_assert(NW % 2 == 0, "output words pair up source words");
+  u32 ev[NW], od[NW];
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    fp8_mags_bf16<SrcE5M2>(w[j], ev[j], od[j]);
+  u32 m = vmax_u16x2(ev[0], od[0]);
+#pragma unroll
+  for (int j = 1; j < NW; ++j)
+    m = vmax_u16x2(m, vmax_u16x2(ev[j], od[j]));
+  m = vmax_u16x2(m, prmt(m, 0, 0x1032)); // both halves: the max of the two
+  m = group_max<L>(m);
+  const u32 a = m & 0xFFFFu; // the block maximum's bf16 magnitude code
+  // The largest finite magnitude: e4m3 0x7E (0x7F is NaN), e5m2 0x7B (0x7C
+  // Inf, above NaN).
+  constexpr u32 amax_finite = SrcE5M2 ? 0x7Bu << 5 : 0x7Eu << 4;
+  // Element values are e * 2^-120 (e4m3) or e * 2^-112 (e5m2) in bf16; the
+  // scale byte is floor(log2 amax) + k - 2 + 127.
+  constexpr int bias_shift = SrcE5M2 ? 112 : 120;
+  const int E = (int)(a >> 7) + (Rceil && (a & 0x7Fu) > 0x40u ? 1 : 0);
+  const int b = E + (int)sfield + bias_shift - 129;
+  // Decided without a branch: the element work below is cheap, harmless for a
+  // declined block, and straight-line code schedules better.
+  const bool ok =
+      sfield <= 254 &&
+      (a == 0 || (a - (5u << 7) <= amax_finite - (5u << 7) && (u32)b <= 254u));
+  // An all-zero block (scale byte 0, signed zeros) takes any constants: use
+  // those of E = 5.
+  const int Ee = a != 0 ? E : 5;
+  const u32 bb = (u32)(Ee - 2) * 0x00800080u;     // B in both halves
+  const u32 s = (u32)(130 - Ee) * 0x00800080u;    // S = 2^(3 - E)
+  const u32 c = (u32)((9 - Ee) * 128) * 0x10001u; // M2 - M: * 64 * S
+  u32 x[NW];
+#pragma unroll
+  for (int j = 0; j < NW; ++j) {
+    u32 dd[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const u32 v = h ? od[j] : ev[j];
+      // Each half of M2 = M + c is in [0x380, 0x500) (exponent field 7..9),
+      // so the word add carries nothing between the halves.
+      const u32 m2 = vmax_u16x2(v, bb) + c;
+      const u32 z = bf16x2_fma_rn(v, s, m2);
+      dd[h] = vmin_u16x2(bf16x2_fma_rn(m2, 0xBF80BF80u, z), 0x01C001C0u);
+    }
+    x[j] = dd[1] * 64u + dd[0] * 4u + (w[j] & 0x80808080u) * 17u;
+  }
+#pragma unroll
+  for (int i = 0; i < NW / 2; ++i)
+    out[i] = prmt(x[2 * i], x[2 * i + 1], 0x7531);
+  scale = a != 0 ? (u32)b : 0u;
+  return ok;
+}
+
 /// From exact decoded values of a quantized source (double), all rounding in
 /// integers (encode/div_f32_bits), so no double rounding anywhere.
 template <typename O, int N, int L>

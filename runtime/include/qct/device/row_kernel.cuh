@@ -132,6 +132,11 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                            O::fmt == Fmt::mxfp4 && O::scale == Scale::floor;
   constexpr bool fast_fp8 = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
                             O::T::fp8 && O::scale == Scale::pow2;
+  // fp8 sources (1x128 or MX) with power-of-two scales -> mxfp4 on the raw
+  // codes (quant.cuh, "fp8 sources on their raw codes").
+  constexpr bool fast_fp8_src = EB == 8 && S::quantized &&
+                                path == ValuePath::exact &&
+                                O::fmt == Fmt::mxfp4;
   bool done = false;
   if constexpr (fast_mx) {
     u32 nib[4];
@@ -139,6 +144,10 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     pk.w[0] = pack_e2m1_nibbles(nib[0], nib[1], nib[2], nib[3]);
   } else if constexpr (fast_fp8) {
     done = warp_all(fp8_pow2_bf16<O::e5m2, 4, L>(sv.raw.w, pk.w, scale));
+  } else if constexpr (fast_fp8_src) {
+    done =
+        warp_all(mxfp4_from_fp8_codes<S::e5m2, O::scale == Scale::rceil, 4, L>(
+            sv.raw.w, pow2_scale_field<S::fmt>(sv.scale), pk.w, scale));
   }
   if (!done) {
     QBlock<N> qb;
