@@ -14,6 +14,9 @@
 #ifndef QCT_K_TILES
 #define QCT_K_TILES 2
 #endif
+#ifndef QCT_M_TILES
+#define QCT_M_TILES 1
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -26,7 +29,8 @@ using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0>;
 
 extern "C" __global__ void __launch_bounds__(
     QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, QCT_TILE_K,
-                                            QCT_K_TILES>()))
+                                            QCT_K_TILES, QCT_M_TILES>()))
     qct_mxfp4_to_fp8_e4m3_col_amax_ragged(qct_kernel_args args) {
-  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES>(args);
+  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES,
+                        QCT_M_TILES>(args);
 }

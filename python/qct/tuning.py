@@ -230,8 +230,10 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
                        sm_count: int = DEFAULT_SM_COUNT) -> Schedule:
     """The untuned choice: the knobs' defaults (chosen by the device library for large shapes),
     except that when the grid would give fewer than two CTAs per SM, less work per CTA is taken
-    (smaller QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first, then fewer QCT_THREADS) until it does
-    or nothing smaller is legal. Small tensors are latency-bound: more CTAs put more loads in flight."""
+    (smaller QCT_M_TILES / QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first, then fewer QCT_THREADS)
+    until it does or nothing smaller is legal. Small tensors are latency-bound: more CTAs put more
+    loads in flight. QCT_M_TILES goes first: it only saves scale stores, which matter where the
+    L2 is busy, i.e. at large M."""
     from qct.bench.floor import eval_shape
 
     knobs = meta["schedule"]["knobs"]
@@ -246,7 +248,7 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
         except (ValueError, KeyError):
             return 0
 
-    order = [n for n in ("QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS")
+    order = [n for n in ("QCT_M_TILES", "QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS")
              if n in schedule]
     values = {k["name"]: sorted(k["values"]) for k in knobs}
     for name in order:

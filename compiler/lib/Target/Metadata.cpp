@@ -232,7 +232,8 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
       break;
     }
     std::string smem = "128*(" + rowb + "+16)" + (scb.empty() ? "" : "+" + scb);
-    std::string gridX = "cdiv(M,128)";
+    // A dense CTA owns QCT_M_TILES consecutive 128-token tiles.
+    std::string gridX = "cdiv(M,128*QCT_M_TILES)";
     if (plan.ragged)
       gridX = "cdiv(" + raggedCapacity(*plan.ragged) + ",128)+G";
     launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K*QCT_K_TILES)", "1"};

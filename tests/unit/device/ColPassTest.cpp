@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <vector>
 
 namespace dev = qct::dev;
 
@@ -45,6 +46,91 @@ TEST(ColPass, Transpose4x4Bytes) {
       for (int j = 0; j < 4; ++j)
         ASSERT_EQ((y[j] >> (8 * i)) & 0xFF, (x[i] >> (8 * j)) & 0xFF);
   }
+}
+
+// The scale stores of a CTA with MT M tiles (store_scale_run): every run
+// start alignment and length writes exactly positions [0, n), each once,
+// every store aligned to its width, with the fewest stores that alignment
+// allows (brute force over all splits into aligned 1/2/4-element stores).
+template <int MT> int fewestAlignedStores(uint64_t a, int n) {
+  if (n == 0)
+    return 0;
+  int best = 1 << 20;
+  for (int w : {1, 2, 4})
+    if (w <= MT && w <= n && a % w == 0)
+      best = std::min(best, 1 + fewestAlignedStores<MT>(a + w, n - w));
+  return best;
+}
+
+template <int MT> void checkScaleRunPlan() {
+  for (uint64_t a = 0; a < 16; ++a)
+    for (int n = 1; n <= MT; ++n) {
+      const dev::ScaleRunPlan p = dev::scale_run_plan<MT>(a, n);
+      int cover[8] = {}, stores = 0;
+      if (p.quad) {
+        ASSERT_EQ(a % 4, 0u);
+        ASSERT_EQ(n, 4);
+        for (int i = 0; i < 4; ++i)
+          ++cover[i];
+        ++stores;
+      }
+      for (int i = 0; i < 8; ++i) {
+        if ((p.pairs >> i) & 1) {
+          ASSERT_FALSE(p.quad);
+          ASSERT_EQ((a + i) % 2, 0u) << a << " " << n << " " << i;
+          ++cover[i];
+          ++cover[i + 1];
+          ++stores;
+        }
+        if ((p.singles >> i) & 1) {
+          ++cover[i];
+          ++stores;
+        }
+      }
+      for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(cover[i], i < n ? 1 : 0) << "a " << a << " n " << n;
+      ASSERT_EQ(stores, fewestAlignedStores<MT>(a, n)) << a << " " << n;
+      if (MT == 4 && n == 4)
+        ASSERT_EQ(stores, a % 4 == 0 ? 1 : (a % 2 == 0 ? 2 : 3));
+    }
+}
+
+TEST(ColPass, ScaleRunPlan) {
+  checkScaleRunPlan<1>();
+  checkScaleRunPlan<2>();
+  checkScaleRunPlan<4>();
+}
+
+TEST(ColPass, StoreScaleRunWritesOnlyItsColumns) {
+  // Row-major [K, scols] scales, CTAs of MT tiles along M: each feature's
+  // run starts at kf * scols + tile0 and the last CTA has scols % MT
+  // columns. Every element is written once, by the right CTA and value.
+  for (int mt : {2, 4})
+    for (int scols = 1; scols <= 11; ++scols) {
+      const int K = 7;
+      std::vector<uint32_t> out(K * scols + 8, 0xDEADBEEFu);
+      for (int kf = 0; kf < K; ++kf)
+        for (int tile0 = 0; tile0 < scols; tile0 += mt) {
+          const int n = std::min(mt, scols - tile0);
+          uint32_t *dst = out.data() + (size_t)kf * scols + tile0;
+          if (mt == 2) {
+            const uint32_t s[2] = {uint32_t(kf * 100 + tile0),
+                                   uint32_t(kf * 100 + tile0 + 1)};
+            dev::store_scale_run<2>(dst, s, n);
+          } else {
+            uint32_t s[4];
+            for (int i = 0; i < 4; ++i)
+              s[i] = uint32_t(kf * 100 + tile0 + i);
+            dev::store_scale_run<4>(dst, s, n);
+          }
+        }
+      for (int kf = 0; kf < K; ++kf)
+        for (int c = 0; c < scols; ++c)
+          ASSERT_EQ(out[(size_t)kf * scols + c], uint32_t(kf * 100 + c))
+              << "MT " << mt << " scols " << scols;
+      for (size_t i = (size_t)K * scols; i < out.size(); ++i)
+        ASSERT_EQ(out[i], 0xDEADBEEFu);
+    }
 }
 
 TEST(ColPass, MaxU16x2) {

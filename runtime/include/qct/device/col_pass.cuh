@@ -123,6 +123,64 @@ QCT_HD void bf16_pow2_fp8_run(const u32 (&x)[16], float f, bool special,
   }
 }
 
+/// How a CTA that owns MT consecutive 128-token tiles (QCT_M_TILES) writes
+/// one feature's n <= MT row_major f32 scales, which are consecutive
+/// elements from address element index a (byte address / 4): as few stores
+/// as their alignment allows, since the L2 handles each store of a lane as
+/// its own request (a feature's scales are cdiv(M,128)*4 bytes from the
+/// next feature's). `quad`: one 16-byte store; else bit p of `pairs` is an
+/// 8-byte store of positions p, p+1 and bit p of `singles` a 4-byte store
+/// of position p. Pairs start where a + p is even, so the positions that a
+/// pair does not cover are the first (a odd) and the last (n - p odd).
+struct ScaleRunPlan {
+  bool quad;
+  u32 pairs;
+  u32 singles;
+};
+
+template <int MT> QCT_HD ScaleRunPlan scale_run_plan(u64 a, int n) {
+  static_assert(MT == 1 || MT == 2 || MT == 4, "QCT_M_TILES: 1, 2, 4");
+  ScaleRunPlan p = {MT == 4 && n == 4 && (a & 3) == 0, 0u, 0u};
+  if (p.quad)
+    return p;
+#pragma unroll
+  for (int i = 0; i + 1 < MT; ++i)
+    if (i + 2 <= n && ((a + i) & 1) == 0)
+      p.pairs |= 1u << i;
+  p.singles = ((1u << n) - 1) & ~(p.pairs | (p.pairs << 1));
+  return p;
+}
+
+/// Writes s[0..n) to the consecutive f32 scales at dst (n <= MT) with the
+/// stores of scale_run_plan: vector stores on the device, word by word on
+/// the host (where the tests check which positions the plan writes).
+template <int MT>
+QCT_HD void store_scale_run(u32 *dst, const u32 (&s)[MT], int n) {
+  const ScaleRunPlan p = scale_run_plan<MT>(reinterpret_cast<u64>(dst) >> 2, n);
+#if defined(__CUDA_ARCH__)
+  if constexpr (MT == 4) {
+    if (p.quad) {
+      *reinterpret_cast<uint4 *>(dst) = make_uint4(s[0], s[1], s[2], s[3]);
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i + 1 < MT; ++i)
+    if ((p.pairs >> i) & 1)
+      *reinterpret_cast<uint2 *>(dst + i) = make_uint2(s[i], s[i + 1]);
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+    if ((p.singles >> i) & 1)
+      dst[i] = s[i];
+#else
+  const u32 cover =
+      p.quad ? 0xFu : p.pairs | (p.pairs << 1) | p.singles; // positions
+  for (int i = 0; i < MT; ++i)
+    if ((cover >> i) & 1)
+      dst[i] = s[i];
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // Which col outputs take a fast pass
 //===----------------------------------------------------------------------===//
@@ -185,8 +243,9 @@ struct ColStoreGeom {
 };
 
 /// Stores the 16 fp8 codes w (tokens 16c.., 4 per word) of feature kf and,
-/// from the lane of run 0, its block scale.
-template <typename O>
+/// from the lane of run 0, its block scale unless the CTA buffers the scales
+/// of several M tiles (kScale false: the caller writes them after its loops).
+template <typename O, bool kScale = true>
 QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
                                const ColStoreGeom &g, i64 kf, int c,
                                const u32 (&w)[4], u32 scale) {
@@ -196,7 +255,7 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
   u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * g.C;
   if (n > 0)
     store_bytes<16>(rowp + g.col0 + r0, w, n);
-  if (c == 0 && g.nb > 0) {
+  if (kScale && c == 0 && g.nb > 0) {
     const i64 idx = O::scale_layout == ScaleLayout::row_major
                         ? kf * g.scols + g.sb
                         : g.sb * ((g.K + 3) / 4 * 4) + kf;
@@ -217,13 +276,17 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// 32-bit column reads). A CTA that runs the pass on several tiles passes
 /// their index parity as `slot`: the per-warp bmax words are double-buffered,
 /// so the next tile's partials may be written while slow warps still read
-/// this tile's (its first barrier orders everything else).
-template <typename Cfg, int THREADS, int TILE_K, typename Vec>
+/// this tile's (its first barrier orders everything else). With MBUF (a
+/// CTA of several M tiles, docs/device-library.md) the tile's bmax per MX
+/// block goes to s_bm[0..TILE_K/32) and row_major scales are not stored here
+/// (store_m_scales_aligned writes them after the CTA's loops).
+template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false,
+          typename Vec>
 QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
                                    const Vec (&sv)[128 * (TILE_K / 32) /
                                                    THREADS],
                                    const ColStoreGeom &g, i64 k0, u8 *s_f8,
-                                   int slot = 0) {
+                                   int slot = 0, int *s_bm = nullptr) {
   constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
   constexpr int LOADS = 128 * NV / THREADS;  // vectors per thread
   constexpr int RSF = TILE_K + 16;           // fp8 row stride (bytes)
@@ -266,6 +329,10 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
     return bm;
   };
   const int bmax_mine = bmax_of(v);
+  if constexpr (MBUF) {
+    if (threadIdx.x < NV) // v == threadIdx.x
+      s_bm[threadIdx.x] = bmax_mine;
+  }
 
   bool first = true;
   static_for<0, Cfg::num_outputs>([&](auto oi) {
@@ -321,7 +388,9 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const u32 w[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
-          store_fp8_col_run<O>(args, OI, g, kf + j, c, w, scale);
+          store_fp8_col_run<O, !(MBUF && O::scale_layout ==
+                                           ScaleLayout::row_major)>(
+              args, OI, g, kf + j, c, w, scale);
         }
       }
     }
@@ -335,11 +404,15 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 /// The fast pass for a bf16 source whose col outputs are all fp8 `pow2`.
 /// s_data is the raw tile (tile_kernel.cuh layout: rows of RS bytes, 16-byte
 /// vectors XOR-swizzled with (row / 16) & SWZ); rows of absent tokens hold
-/// zeros, which change neither amax nor the (zero) codes.
-template <typename Cfg, int THREADS, int TILE_K>
+/// zeros, which change neither amax nor the (zero) codes. With MBUF (a CTA
+/// of several M tiles) the exponents of row_major outputs go to
+/// s_e[OI * ostride + feature of the tile] instead of global memory
+/// (store_m_scales_bf16 writes them after the CTA's loops).
+template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
 QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
                                 const ColStoreGeom &g, i64 k0,
-                                const u8 *s_data) {
+                                const u8 *s_data, signed char *s_e = nullptr,
+                                int ostride = 0) {
   constexpr int RS = TILE_K * 2 + 16;
   constexpr int NV = TILE_K / 8;
   constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
@@ -373,11 +446,92 @@ QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
         u32 qlo[4], qhi[4];
         bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
         bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
+        constexpr bool buf =
+            MBUF && O::scale_layout == ScaleLayout::row_major;
         if (fvalid) {
-          store_fp8_col_run<O>(args, OI, g, kf, c, qlo, pow2_f32_bits(elo));
-          store_fp8_col_run<O>(args, OI, g, kf + 1, c, qhi,
-                               pow2_f32_bits(ehi));
+          store_fp8_col_run<O, !buf>(args, OI, g, kf, c, qlo,
+                                     pow2_f32_bits(elo));
+          store_fp8_col_run<O, !buf>(args, OI, g, kf + 1, c, qhi,
+                                     pow2_f32_bits(ehi));
+          if constexpr (buf) {
+            if (c == 0) { // K is a multiple of 8: kf + 1 < K
+              s_e[OI * ostride + 2 * p] = (signed char)elo;
+              s_e[OI * ostride + 2 * p + 1] = (signed char)ehi;
+            }
+          }
         }
+      }
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Scales of a CTA's M tiles (QCT_M_TILES)
+//===----------------------------------------------------------------------===//
+
+/// Writes the row_major scales of a CTA that ran the aligned pass on MT
+/// consecutive M tiles (tile0.., nm of them exist) x KT tiles of TILE_K
+/// features from kbase: feature kf's scales are the nm consecutive elements
+/// kf * scols + tile0.., one store_scale_run per feature instead of a 4-byte
+/// store (its own L2 sector) per feature and tile. s_bm holds each tile's
+/// bmax per MX block, tile (mi, j) at (mi * KT + j) * (TILE_K / 32); the
+/// scale is a function of bmax, as in the pass. Call after a barrier that
+/// follows the last tile's pass.
+template <typename Cfg, int THREADS, int TILE_K, int KT, int MT>
+QCT_DEV void store_m_scales_aligned(const qct_kernel_args &args,
+                                    const int *s_bm, i64 kbase, i64 K,
+                                    i64 scols, i64 tile0, int nm) {
+  constexpr int NV = TILE_K / 32;
+#pragma unroll 1
+  for (int f = threadIdx.x; f < KT * TILE_K; f += THREADS) {
+    const i64 kf = kbase + f;
+    if (kf >= K)
+      break;
+    const int *bm = s_bm + (f / TILE_K) * NV + (f % TILE_K) / 32;
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      constexpr int OI = decltype(oi)::value;
+      using O = typename Cfg::template out<OI>;
+      if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
+        constexpr FloatFmt F = O::T::elem();
+        u32 sc[MT];
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi)
+          sc[mi] = mi < nm ? pow2_f32_bits(aligned_scale_exp(
+                                 bm[mi * KT * NV], 2, F.emax))
+                           : 0u;
+        store_scale_run<MT>(static_cast<u32 *>(args.out_scales[OI]) +
+                                kf * scols + tile0,
+                            sc, nm);
+      }
+    });
+  }
+}
+
+/// The same for the bf16 pow2 pass: s_e holds the exponents, output OI's of
+/// tile (mi, j) at OI * ostride + mi * KT * TILE_K + j * TILE_K (ostride =
+/// MT * KT * TILE_K).
+template <typename Cfg, int THREADS, int TILE_K, int KT, int MT>
+QCT_DEV void store_m_scales_bf16(const qct_kernel_args &args,
+                                 const signed char *s_e, i64 kbase, i64 K,
+                                 i64 scols, i64 tile0, int nm) {
+  constexpr int NF = KT * TILE_K;
+#pragma unroll 1
+  for (int f = threadIdx.x; f < NF; f += THREADS) {
+    const i64 kf = kbase + f;
+    if (kf >= K)
+      break;
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      constexpr int OI = decltype(oi)::value;
+      using O = typename Cfg::template out<OI>;
+      if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
+        const signed char *e = s_e + OI * (MT * NF) + f;
+        u32 sc[MT];
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi)
+          sc[mi] = mi < nm ? pow2_f32_bits(e[mi * NF]) : 0u;
+        store_scale_run<MT>(static_cast<u32 *>(args.out_scales[OI]) +
+                                kf * scols + tile0,
+                            sc, nm);
       }
     });
   }

@@ -118,13 +118,14 @@ QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
 }
 
 /// The column pass of one tile for kernels without the aligned pass: stages
-/// the raw tile in shared memory, then runs the bf16 pow2 pass or the
-/// generic one.
-template <typename Cfg, int THREADS, int TILE_K>
+/// the raw tile in shared memory, then runs the bf16 pow2 pass (MBUF, s_e,
+/// ostride: its buffered scales, see bf16_pow2_col_pass) or the generic one.
+template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
 QCT_DEV void tile_col_pass(const qct_kernel_args &args,
                            const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
                            const TileGeom &tg, i64 k0, i64 C,
-                           const i64 (&scols)[2], u8 *s_data, u8 *s_sc) {
+                           const i64 (&scols)[2], u8 *s_data, u8 *s_sc,
+                           signed char *s_e = nullptr, int ostride = 0) {
   using S = typename Cfg::src;
   constexpr int N = S::vec;
   constexpr int EB = S::T::elem_bits;
@@ -163,7 +164,8 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
     const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
                             K,       scols[1], tg.sb[1], tg.nb[1]};
     __syncthreads();
-    bf16_pow2_col_pass<Cfg, THREADS, TILE_K>(args, g, k0, s_data);
+    bf16_pow2_col_pass<Cfg, THREADS, TILE_K, MBUF>(args, g, k0, s_data, s_e,
+                                                   ostride);
     return;
   }
   __syncthreads();
@@ -303,10 +305,15 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// unrolled addresses, which leaves 3 CTAs of 256 threads per SM; capped at
 /// 48 (64 at 128 threads) it needs no spills and 5 CTAs (8 of 128) fit, each
 /// with a tile of loads in flight (ragged: 64 and 4, 80 and 6 at 128
-/// threads; the group geometry stays live across the tiles). Every other pass keeps 1: ptxas may use
-/// the whole register file (their quantization would spill under a cap).
-template <typename Cfg, int THREADS, int TILE_K, int K_TILES>
+/// threads; the group geometry stays live across the tiles). The bf16 pass
+/// with M_TILES > 1 at 256 threads asks for 3 (80 registers, which it needs
+/// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
+/// Every other pass keeps 1: ptxas may use the whole register file (their
+/// quantization would spill under a cap).
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1>
 QCT_HD constexpr int tile_min_blocks() {
+  if (ColPlan<Cfg>::bf16_pow2 && M_TILES > 1 && THREADS == 256)
+    return 3;
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
   if (THREADS == 128)
@@ -314,11 +321,40 @@ QCT_HD constexpr int tile_min_blocks() {
   return Cfg::ragged::enabled ? 4 : 5;
 }
 
+/// The geometry of dense tile `tile` (128 tokens from 128 * tile).
+QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
+  TileGeom tg;
+  tg.t0 = tile * 128;
+  const i64 left = M - tg.t0;
+  tg.nt = left < 128 ? (int)left : 128;
+  tg.col0 = tg.t0;
+  tg.ncols = tg.nt;
+  tg.sb[0] = tg.t0 / 32;
+  tg.nb[0] = (tg.nt + 31) / 32;
+  tg.sb[1] = tile;
+  tg.nb[1] = 1;
+  return tg;
+}
+
 /// The tile-family kernel body. Launch (docs/device-library.md): block
-/// (THREADS), grid (tiles, cdiv(K, TILE_K * K_TILES)), dynamic smem
-/// tile_smem_bytes. A CTA owns one tile of 128 tokens (its group lookup, if
-/// ragged, is done once) and K_TILES consecutive tiles of TILE_K features.
-template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1>
+/// (THREADS), grid (dense: cdiv(M, 128 * M_TILES), ragged: tiles;
+/// cdiv(K, TILE_K * K_TILES)), dynamic smem tile_smem_bytes. A CTA owns
+/// M_TILES consecutive tiles of 128 tokens (ragged: one, its group lookup
+/// done once) and, for each of them, K_TILES consecutive tiles of TILE_K
+/// features: M outer, K inner, so the source scales of a token row's K
+/// span are read once per M tile.
+///
+/// M_TILES > 1 exists for the col scale stores: with row_major scales a
+/// feature's scales of consecutive M tiles are consecutive f32 elements,
+/// while consecutive features are cdiv(M,128) * 4 bytes apart, so one tile
+/// writes 128 4-byte scales to 128 distinct L2 sectors. The fast passes
+/// leave them in shared memory and the CTA writes each feature's M_TILES
+/// scales with one 8- or 16-byte store after its loops (store_scale_run).
+/// mn_major scales are contiguous along features already and the generic
+/// pass keeps its per-tile stores.
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
+          int M_TILES = 1,
+          int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* below */>
 QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   using S = typename Cfg::src;
   using Rag = typename Cfg::ragged;
@@ -335,6 +371,10 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
   static_assert(K_TILES == 1 || K_TILES == 2 || K_TILES == 4,
                 "QCT_K_TILES: 1, 2, 4");
+  static_assert(M_TILES == 1 || M_TILES == 2 || M_TILES == 4,
+                "QCT_M_TILES: 1, 2, 4");
+  static_assert(M_TILES == 1 || !Rag::enabled,
+                "QCT_M_TILES > 1: dense kernels only");
 
   extern __shared__ __align__(16) u8 smem[];
   u8 *s_data = smem;
@@ -346,17 +386,15 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   i64 C = M; // columns of every col output
   i64 scols[2] = {(M + 31) / 32,
                   (M + 127) / 128}; // scale columns (row_major stride)
+  // Dense: the CTA's first tile and how many of its M_TILES exist (>= 1:
+  // the grid has cdiv(M, 128 * M_TILES) CTAs along x).
+  const i64 tile0 = (i64)blockIdx.x * M_TILES;
+  int nm = 1;
 
   if constexpr (!Rag::enabled) {
-    tg.t0 = (i64)blockIdx.x * 128;
-    const i64 left = M - tg.t0;
-    tg.nt = left < 128 ? (int)left : 128;
-    tg.col0 = tg.t0;
-    tg.ncols = tg.nt;
-    tg.sb[0] = tg.t0 / 32;
-    tg.nb[0] = (tg.nt + 31) / 32;
-    tg.sb[1] = blockIdx.x;
-    tg.nb[1] = 1;
+    const i64 mleft = scols[1] - tile0;
+    nm = mleft < M_TILES ? (int)mleft : M_TILES;
+    tg = dense_tile(M, tile0);
   } else {
     const i64 G = args.G;
     const i64 t = blockIdx.x;
@@ -394,6 +432,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
     }
   }
+  // The geometry of the CTA's M tile mi (ragged: its one tile).
+  auto geom = [&](int mi) -> TileGeom {
+    if constexpr (Rag::enabled)
+      return tg;
+    else
+      return dense_tile(M, tile0 + mi);
+  };
 
   const i64 kt0 = (i64)blockIdx.y * K_TILES;
 
@@ -402,49 +447,56 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // next tile: 128 of the tile's ~1000 L2 sectors. A token row's span
   // (SPAN = K_TILES * NV bytes) is contiguous and the row's NV vectors of a
   // tile are NV consecutive lanes, so each of those lanes loads K_TILES bytes
-  // of the span once per CTA (one access when aligned: (K / 32) % K_TILES ==
-  // 0, which also puts a chunk wholly inside or wholly past the row; else
-  // byte by byte), one sector per row per CTA. The chunks go to shared
-  // memory before the first tile's pass (only the row's own lanes, in the
-  // same warp, read them: __syncwarp suffices), so they hold no registers
-  // across the tiles, and every tile reads its scale bytes from there.
+  // of the span once per M tile (one access when aligned: (K / 32) %
+  // K_TILES == 0, which also puts a chunk wholly inside or wholly past the
+  // row; else byte by byte), one sector per row per M tile. The chunks go
+  // to shared memory before the M tile's first K tile is converted (only
+  // the row's own lanes, in the same warp, read them: __syncwarp
+  // suffices), so they hold no registers across the K tiles, and every
+  // tile reads its scale bytes from there.
   constexpr bool kSpanScales = S::fmt == Fmt::mxfp4 && K_TILES > 1;
   constexpr int SPAN = K_TILES * NV;
   __shared__ __align__(16) u8 s_span[kSpanScales ? 128 * SPAN : 1];
   u32 scw[kSpanScales ? LOADS : 1];
-  if constexpr (kSpanScales) {
-    const int vi = threadIdx.x % NV;             // the same for every u
-    const i64 b0 = kt0 * NV + (i64)vi * K_TILES; // first block of the chunk
-    const i64 KB = K / 32;
-    const bool wide = KB % K_TILES == 0;
+  // Loads the chunks of M tile g's rows into scw.
+  auto load_span = [&](const TileGeom &g) {
+    if constexpr (kSpanScales) {
+      const int vi = threadIdx.x % NV;             // the same for every u
+      const i64 b0 = kt0 * NV + (i64)vi * K_TILES; // first block of the chunk
+      const i64 KB = K / 32;
+      const bool wide = KB % K_TILES == 0;
 #pragma unroll
-    for (int u = 0; u < LOADS; ++u) {
-      const int r = (threadIdx.x + u * THREADS) / NV;
-      const bool row = r < tg.nt;
-      const u8 *p = static_cast<const u8 *>(args.src_scales) +
-                    (row ? (tg.t0 + r) * KB + b0 : 0);
-      if (wide) {
-        scw[u] = K_TILES == 4 ? 0x7F7F7F7Fu : 0x7F7Fu; // absent: 127
-        if (row && b0 < KB) {
-          if constexpr (K_TILES == 4)
-            scw[u] = __ldg(reinterpret_cast<const unsigned int *>(p));
-          else
-            scw[u] = __ldg(reinterpret_cast<const unsigned short *>(p));
+      for (int u = 0; u < LOADS; ++u) {
+        const int r = (threadIdx.x + u * THREADS) / NV;
+        const bool row = r < g.nt;
+        const u8 *p = static_cast<const u8 *>(args.src_scales) +
+                      (row ? (g.t0 + r) * KB + b0 : 0);
+        if (wide) {
+          scw[u] = K_TILES == 4 ? 0x7F7F7F7Fu : 0x7F7Fu; // absent: 127
+          if (row && b0 < KB) {
+            if constexpr (K_TILES == 4)
+              scw[u] = __ldg(reinterpret_cast<const unsigned int *>(p));
+            else
+              scw[u] = __ldg(reinterpret_cast<const unsigned short *>(p));
+          }
+        } else {
+          scw[u] = 0;
+#pragma unroll
+          for (int i = 0; i < K_TILES; ++i)
+            scw[u] |= (row && b0 + i < KB ? (u32)__ldg(p + i) : 127u)
+                      << (8 * i);
         }
-      } else {
-        scw[u] = 0;
-#pragma unroll
-        for (int i = 0; i < K_TILES; ++i)
-          scw[u] |= (row && b0 + i < KB ? (u32)__ldg(p + i) : 127u) << (8 * i);
       }
     }
-  }
-  // Publishes the chunks (first tile) and sets tile j's vectors' scales:
-  // block j * NV + vi of row r's span.
+  };
+  // Publishes the chunks (first K tile of an M tile) and sets tile j's
+  // vectors' scales: block j * NV + vi of row r's span.
   auto span_scales = [&](SrcVec(&v)[LOADS], int j) {
     if constexpr (kSpanScales) {
       const int vi = threadIdx.x % NV;
       if (j == 0) {
+        if (M_TILES > 1)
+          __syncwarp(); // the previous M tile's chunks have been read
 #pragma unroll
         for (int u = 0; u < LOADS; ++u) {
           const int r = (threadIdx.x + u * THREADS) / NV;
@@ -464,18 +516,18 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   };
 
-  // Loads tile k0's vectors into v (all issued before any use; with span
-  // scales, their scales come later from span_scales); a tile without tokens
-  // gets all-absent vectors.
-  auto load_tile = [&](SrcVec(&v)[LOADS], i64 k0) {
-    if (tg.nt > 0) {
+  // Loads the vectors of tile (g, k0) into v (all issued before any use;
+  // with span scales, their scales come later from span_scales); a tile
+  // without tokens gets all-absent vectors.
+  auto load_tile = [&](SrcVec(&v)[LOADS], const TileGeom &g, i64 k0) {
+    if (g.nt > 0) {
 #pragma unroll
       for (int u = 0; u < LOADS; ++u) {
         const int idx = threadIdx.x + u * THREADS;
         const int r = idx / NV, vi = idx % NV;
         const i64 kf = k0 + (i64)vi * N;
-        const bool valid = r < tg.nt && kf < K;
-        const i64 vx = ((tg.t0 + r) * K + kf) / N;
+        const bool valid = r < g.nt && kf < K;
+        const i64 vx = ((g.t0 + r) * K + kf) / N;
         if constexpr (kSpanScales) // scales: span_scales
           v[u].raw = valid ? load16(static_cast<const u8 *>(args.src) + vx * 16)
                            : V4{{0, 0, 0, 0}};
@@ -489,51 +541,130 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   };
 
-  // The CTA's tiles along K: K_TILES consecutive tiles (the last CTA of a
-  // row of tiles may have fewer). With the aligned pass, tile j+1's loads
-  // are issued before tile j is converted and stored, so a CTA keeps a tile
-  // of loads in flight for its whole life instead of only at its start; the
-  // other passes keep more registers per tile and load at the top of each
-  // iteration (their gain is the amortized ragged lookup).
-  constexpr bool kPrefetch = Plan::aligned_e2m1 && K_TILES > 1;
+  // Scales of several M tiles, kept for the stores after the loops (see
+  // above): per tile, the aligned pass's bmax per MX block, the bf16 pass's
+  // exponent per feature and output.
+  constexpr bool kMScales =
+      M_TILES > 1 && (Plan::aligned_e2m1 || Plan::bf16_pow2);
+  constexpr int NF = K_TILES * TILE_K; // features of the CTA
+  __shared__ int s_mbm[kMScales && Plan::aligned_e2m1
+                           ? M_TILES * K_TILES * (TILE_K / 32)
+                           : 1];
+  __shared__ signed char
+      s_mexp[kMScales && Plan::bf16_pow2 ? Cfg::num_outputs * M_TILES * NF
+                                         : 1];
+
+  // The CTA's tiles: M_TILES x K_TILES, M outer (the last CTA along M or K
+  // may have fewer). With the aligned pass the next tile's loads (the next
+  // K tile; with K_TILES 1 the next M tile's) are issued before this tile
+  // is converted and stored, so a CTA keeps a tile of loads in flight for
+  // most of its life instead of only at its start; the other passes keep
+  // more registers per tile and load at the top of each iteration (their
+  // gain is the amortized ragged lookup and the scale stores).
+  // (K_TILES 1 loads the source scales with the vectors: at 4 vectors per
+  // thread, 128 threads, two tiles of them do not fit the 64 registers of
+  // tile_min_blocks without spills, so that schedule does not prefetch.)
+  constexpr bool kPrefetch =
+      Plan::aligned_e2m1 && (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
+  // Whether the prefetch crosses M tiles. Only with K_TILES 1 (no span
+  // scales): with K_TILES > 1 the next M tile's first vectors and span
+  // scales, live across this tile's pass, spilled under the 48 / 64
+  // register cap (NVRTC 13, sm_90a), so each M tile then starts with its
+  // loads, like a CTA of one M tile.
+  constexpr bool kCrossM = kPrefetch && M_TILES > 1 && K_TILES == 1;
   SrcVec sv[LOADS];
-  if constexpr (kPrefetch)
-    load_tile(sv, kt0 * TILE_K);
-#pragma unroll 1
-  for (int j = 0; j < K_TILES; ++j) {
-    const i64 k0 = (kt0 + j) * TILE_K;
-    if (k0 >= K) // uniform over the CTA
+  if constexpr (kPrefetch) {
+    load_span(tg);
+    load_tile(sv, tg, kt0 * TILE_K);
+  }
+  // `done` counts the tiles converted so far: the aligned pass alternates
+  // its bmax buffers by its parity (the last CTA along K may have an odd
+  // number of K tiles per M tile, so j would not alternate; with one M
+  // tile, j is that count).
+  int done = 0;
+  // UNROLL_M: the bf16 pass runs its M tiles unrolled; as a loop, ptxas
+  // keeps more loop-invariant state live across the iterations (123-128
+  // registers instead of 72-78 at 256 threads, two CTAs per SM instead of
+  // three). The aligned pass is capped by tile_min_blocks and stays a loop
+  // (unrolled, it spilled). The body is written once, inline: as a lambda
+  // called from two loop nests, NVRTC spilled the one-M-tile aligned pass
+  // at 128 threads.
+#pragma unroll UNROLL_M
+  for (int mi = 0; mi < M_TILES; ++mi) {
+    if (M_TILES > 1 && mi >= nm) { // uniform over the CTA
+      if (UNROLL_M > 1) // no break: only a loop with one exit unrolls fully
+        continue;
       break;
-    SrcVec nx[LOADS];
-    if constexpr (kPrefetch) {
-      if (j + 1 < K_TILES && k0 + TILE_K < K)
-        load_tile(nx, k0 + TILE_K);
-    } else {
-      load_tile(sv, k0);
     }
-    span_scales(sv, j);
-    if constexpr (Plan::aligned_e2m1) {
-      // No barrier between tiles: the pass's first barrier comes after its
-      // double-buffered bmax partials and before its shared tile writes.
-      const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
-                              K,       scols[1], tg.sb[1], tg.nb[1]};
-      aligned_e2m1_col_pass<Cfg, THREADS, TILE_K>(args, sv, g, k0, s_data,
-                                                  j & 1);
-      if constexpr (Cfg::any_row)
-        tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
-    } else {
-      if (j > 0)
-        __syncthreads(); // the previous tile's column pass read s_data
-      if constexpr (Cfg::any_row)
-        tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
-      tile_col_pass<Cfg, THREADS, TILE_K>(args, sv, tg, k0, C, scols, s_data,
-                                          s_sc);
-    }
-    if constexpr (kPrefetch) {
+#pragma unroll 1
+    for (int j = 0; j < K_TILES; ++j) {
+      const i64 k0 = (kt0 + j) * TILE_K;
+      if (k0 >= K) // uniform over the CTA; the next M tile starts at j = 0
+        break;
+      if constexpr (M_TILES > 1)
+        tg = geom(mi);
+      SrcVec nx[LOADS];
+      if constexpr (kPrefetch) {
+        const bool knext = j + 1 < K_TILES && k0 + TILE_K < K;
+        if constexpr (M_TILES == 1) {
+          if (knext)
+            load_tile(nx, tg, k0 + TILE_K);
+          span_scales(sv, j);
+        } else if constexpr (!kCrossM) {
+          if (mi > 0 && j == 0) { // not prefetched: see kCrossM
+            load_span(tg);
+            load_tile(sv, tg, k0);
+          }
+          if (knext)
+            load_tile(nx, tg, k0 + TILE_K);
+          span_scales(sv, j);
+        } else { // K_TILES 1: the next tile is the next M tile's
+          if (mi + 1 < nm)
+            load_tile(nx, geom(mi + 1), kt0 * TILE_K);
+        }
+      } else {
+        if (j == 0)
+          load_span(tg);
+        load_tile(sv, tg, k0);
+        span_scales(sv, j);
+      }
+      if constexpr (Plan::aligned_e2m1) {
+        // No barrier between tiles: the pass's first barrier comes after its
+        // double-buffered bmax partials and before its shared tile writes.
+        const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
+                                K,       scols[1], tg.sb[1], tg.nb[1]};
+        aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, kMScales>(
+            args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1,
+            s_mbm + (kMScales ? (mi * K_TILES + j) * (TILE_K / 32) : 0));
+        if constexpr (Cfg::any_row)
+          tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
+      } else {
+        if ((M_TILES == 1 ? j : done) > 0)
+          __syncthreads(); // the previous tile's column pass read s_data
+        if constexpr (Cfg::any_row)
+          tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
+        tile_col_pass<Cfg, THREADS, TILE_K, kMScales>(
+            args, sv, tg, k0, C, scols, s_data, s_sc,
+            s_mexp + (kMScales ? mi * NF + j * TILE_K : 0), M_TILES * NF);
+      }
+      if constexpr (kPrefetch) {
 #pragma unroll
-      for (int u = 0; u < LOADS; ++u)
-        sv[u] = nx[u];
+        for (int u = 0; u < LOADS; ++u)
+          sv[u] = nx[u];
+      }
+      if constexpr (M_TILES > 1)
+        ++done;
     }
+  }
+
+  if constexpr (kMScales) {
+    __syncthreads(); // the last tile's scales are in shared memory
+    if constexpr (Plan::aligned_e2m1)
+      store_m_scales_aligned<Cfg, THREADS, TILE_K, K_TILES, M_TILES>(
+          args, s_mbm, kt0 * TILE_K, K, scols[1], tile0, nm);
+    else
+      store_m_scales_bf16<Cfg, THREADS, TILE_K, K_TILES, M_TILES>(
+          args, s_mexp, kt0 * TILE_K, K, scols[1], tile0, nm);
   }
 }
 
