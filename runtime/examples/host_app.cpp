@@ -76,6 +76,10 @@ int main(int argc, char **argv) {
   try {
     qct::Kernel kernel = isSpec ? qct::Kernel::fromSpec(source, options)
                                 : qct::Kernel(source, metadata, options);
+    if (isSpec)
+      std::printf("spec %s: lowered to CUDA at run time by the qct compiler "
+                  "library\n",
+                  source.c_str());
     qct_kernel_stats st = kernel.stats();
     std::string spills =
         st.spill_store_bytes < 0
