@@ -9,7 +9,7 @@
 #define QCT_THREADS 256
 #endif
 #ifndef QCT_UNROLL
-#define QCT_UNROLL 1
+#define QCT_UNROLL 4
 #endif
 
 namespace {

@@ -15,7 +15,7 @@
 #define QCT_K_TILES 2
 #endif
 #ifndef QCT_M_TILES
-#define QCT_M_TILES 1
+#define QCT_M_TILES 4
 #endif
 
 namespace {

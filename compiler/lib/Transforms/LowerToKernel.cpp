@@ -106,14 +106,13 @@ struct QCTLowerToKernelPass
     if (family == KernelFamily::row) {
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
       // Measured on the H200 (docs/performance.md): a 16-byte vector of a
-      // bf16/fp16/fp32 source is 8 or fewer elements, so each thread needs
-      // four in flight; a vector of a quantized source carries 16 or 32
-      // elements and one per thread keeps the stores densest.
+      // bf16/fp16/fp32 or fp8/mxfp8 source is 16 or fewer elements, so each
+      // thread needs four in flight (fp8 -> mxfp4 row: 85% of copy at 4,
+      // 64% at 1); an mxfp4 vector carries 32 elements and one per thread
+      // keeps the stores densest.
       Format src = source.getResult().getType().getFormat();
-      bool highPrecision =
-          src == Format::bf16 || src == Format::fp16 || src == Format::fp32;
       knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4},
-                                    highPrecision ? 4 : 1));
+                                    src == Format::mxfp4 ? 1 : 4));
     } else {
       // An fp32 tile of 128 features is 66 KiB of shared memory, above the
       // 48 KiB every launch gets without an opt-in: default to 64 there.
@@ -146,9 +145,15 @@ struct QCTLowerToKernelPass
       // each is a 4-byte store to its own L2 sector). Ragged tiles are not
       // consecutive in the scale columns' sense (one group lookup per
       // tile), and the generic pass gains nothing from it: only 1 there.
-      // Default 1 until the H200 has measured 2 and 4.
+      // Default 4 for the mxfp4 source's aligned pass without row outputs,
+      // which prefetches across M tiles (H200, M = 32768, K = 7168: 132 us
+      // at 4, 137 at 1); 1 where that is unmeasured (row outputs too) and
+      // for the bf16 pass, which at 128 threads ran twice as long at 2
+      // (docs/perf/probe-2026-11-29-run11.log).
       if (!ragged && fastColPass(kernel, cols))
-        knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1, 2, 4}, 1));
+        knobs.push_back(KnobAttr::get(
+            ctx, "QCT_M_TILES", {1, 2, 4},
+            mxfp4 && widestRowBlock == 0 ? 4 : 1));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1}, 1));
     }

@@ -534,12 +534,16 @@ QCT_HD u32 bf16x2_fma_rn(u32 a, u32 b, u32 c) {
 #endif
 }
 
-/// The signs of 4 e2m1 codes (x: 16 bits, one code per nibble) as bit 7 of
-/// the 4 bytes of the result. prmt's selector nibble 8 replicates bit 7 of
-/// byte 0 (0x80): 0xFF; nibble 0 copies it: 0x80. Bit 6 of each byte is then
-/// the sign: one shift moves it to bit 7.
-QCT_HD u32 e2m1_sign_bytes(u32 x) {
-  return (prmt(0x80u, 0u, x & 0x8888u) << 1) & 0x80808080u;
+/// The signs of the 8 e2m1 codes of word w (one code per nibble) as bit 7 of
+/// the bytes of two words: lo for codes 0..3, hi for codes 4..7; the other
+/// bits are garbage (mask with 0x80808080). Code i's sign is bit 4i + 3:
+/// bit 7 of byte i/2 of (w << 4) for even i, of byte i/2 of w for odd i, so
+/// one prmt per half interleaves the two: a shift and two prmt for 8 codes,
+/// and no constant operand to keep in a register.
+QCT_HD void e2m1_sign_bytes(u32 w, u32 &lo, u32 &hi) {
+  const u32 t = w << 4;
+  lo = prmt(t, w, 0x5140u);
+  hi = prmt(t, w, 0x7362u);
 }
 
 /// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
@@ -565,10 +569,13 @@ QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
     signmask = 0x80808080u;
   }
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
-    const u32 mag = prmt(lo, hi, x & 0x7777u);
-    out[i] = mag | (e2m1_sign_bytes(x) & signmask);
+  for (int i = 0; i < 4; ++i) {
+    // prmt reads the low 16 bits of its selector: 4 codes.
+    const u32 m = codes[i] & 0x77777777u;
+    u32 slo, shi;
+    e2m1_sign_bytes(codes[i], slo, shi);
+    out[2 * i] = prmt(lo, hi, m) | (slo & signmask);
+    out[2 * i + 1] = prmt(lo, hi, m >> 16) | (shi & signmask);
   }
 }
 
@@ -594,9 +601,12 @@ QCT_HD void e2m1_block_to_bf16(const u32 (&codes)[4], u32 b, u32 (&out)[16]) {
   const u32 hi_a = prmt(w01, w23, 0x7531), hi_b = prmt(w45, w67, 0x7531);
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const u32 x = (codes[i / 2] >> (16 * (i % 2))) & 0xFFFFu; // 4 codes
-    const u32 lo = prmt(lo_a, lo_b, x & 0x7777u);
-    const u32 hi = prmt(hi_a, hi_b, x & 0x7777u) | e2m1_sign_bytes(x);
+    const u32 m = codes[i / 2] & 0x77777777u;
+    u32 s[2];
+    e2m1_sign_bytes(codes[i / 2], s[0], s[1]);
+    const u32 x = i % 2 ? m >> 16 : m; // prmt reads 16 selector bits: 4 codes
+    const u32 lo = prmt(lo_a, lo_b, x);
+    const u32 hi = prmt(hi_a, hi_b, x) | (s[i % 2] & 0x80808080u);
     out[2 * i] = prmt(lo, hi, 0x5140);
     out[2 * i + 1] = prmt(lo, hi, 0x7362);
   }
