@@ -17,6 +17,9 @@
 #ifndef QCT_M_TILES
 #define QCT_M_TILES 1
 #endif
+#ifndef QCT_GROUP_M
+#define QCT_GROUP_M 4
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -32,5 +35,5 @@ extern "C" __global__ void __launch_bounds__(
                                             QCT_K_TILES, QCT_M_TILES>()))
     qct_fp8_e5m2_to_fp8_e4m3_col_unfused(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES,
-                        QCT_M_TILES>(args);
+                        QCT_M_TILES, QCT_GROUP_M>(args);
 }

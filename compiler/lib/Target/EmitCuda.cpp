@@ -113,7 +113,7 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
   if (plan.family == KernelFamily::Tile)
     os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, "
           "QCT_K_TILES,\n"
-          "                        QCT_M_TILES>(args);\n";
+          "                        QCT_M_TILES, QCT_GROUP_M>(args);\n";
   else
     os << "  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);\n";
   os << "}\n";

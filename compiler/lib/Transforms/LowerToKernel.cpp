@@ -156,6 +156,17 @@ struct QCTLowerToKernelPass
             mxfp4 && widestRowBlock == 0 ? 4 : 1));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1}, 1));
+      // CTA raster order (tile_kernel.cuh): GROUP_M CTAs along M before the
+      // next K span, so the resident CTAs read whole source rows and write
+      // long runs of each output row. On the H200 (M = 32768, K = 7168,
+      // docs/perf/probe-2026-11-29-run12.log) bf16 -> fp8 row + col ran
+      // 299 us at 4 and 330 at 1, bf16 -> mxfp4 row + fp8 col 286 and 294;
+      // the mxfp4 source (a quarter of the bytes per row) ran 2% slower at
+      // 4, so it keeps 1, as do ragged grids (one CTA row per tile).
+      if (!ragged && !mxfp4)
+        knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1, 4}, 4));
+      else
+        knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1}, 1));
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));

@@ -18,10 +18,11 @@ qct.kernel @row attributes {spec_hash = ""} {
 // A staged col output: the tile family, threads, tile width, tiles per CTA
 // along K (only 1 for a dense bf16 source: no prefetching pass, no group
 // lookup) and along M (1, 2, 4: its col output takes the bf16 pow2 pass,
-// which buffers the scales of the CTA's M tiles; default 1).
+// which buffers the scales of the CTA's M tiles; default 1) and the CTA
+// raster group along M (1, 4: a dense bf16 source; default 4).
 // CHECK-LABEL: qct.kernel @tile
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>]
 qct.kernel @tile attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>

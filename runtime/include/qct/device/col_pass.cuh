@@ -397,6 +397,31 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
   });
 }
 
+/// A ragged capacity-tail tile (no tokens) of a kernel that takes the
+/// aligned pass: what that pass makes of absent rows (zero codes for the
+/// tile's columns of features k0..k0+TILE_K, scale 1.0 for its block, if
+/// owned), stored straight from registers: no loads, no shared memory, no
+/// barrier. At 256 groups a sixth of the ragged kernel's tiles are tail
+/// tiles (docs/performance.md).
+template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
+                               const ColStoreGeom &g, i64 k0) {
+  const u32 zero[4] = {0, 0, 0, 0};
+#pragma unroll 1
+  for (int task = threadIdx.x; task < TILE_K * 8; task += THREADS) {
+    const int c = task & 7;
+    const i64 kf = k0 + (task >> 3);
+    if (kf >= g.K)
+      break; // tasks grow with kf
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      constexpr int OI = decltype(oi)::value;
+      using O = typename Cfg::template out<OI>;
+      if constexpr (O::col)
+        store_fp8_col_run<O>(args, OI, g, kf, c, zero, 0x3F800000u);
+    });
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // bf16 -> fp8 pow2 col
 //===----------------------------------------------------------------------===//

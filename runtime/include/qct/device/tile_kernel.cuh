@@ -353,7 +353,7 @@ QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
 /// mn_major scales are contiguous along features already and the generic
 /// pass keeps its per-tile stores.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
-          int M_TILES = 1,
+          int M_TILES = 1, int GROUP_M = 1,
           int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* below */>
 QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   using S = typename Cfg::src;
@@ -388,7 +388,23 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                   (M + 127) / 128}; // scale columns (row_major stride)
   // Dense: the CTA's first tile and how many of its M_TILES exist (>= 1:
   // the grid has cdiv(M, 128 * M_TILES) CTAs along x).
-  const i64 tile0 = (i64)blockIdx.x * M_TILES;
+  // The CTA's place in the grid. The hardware starts CTAs in linear order,
+  // x (M) fastest; with GROUP_M > 1 (dense) the linear index walks GROUP_M
+  // CTAs along M, then the next K span, so the CTAs resident at once cover
+  // a band of GROUP_M * 128 * M_TILES tokens across all of K: the source
+  // rows are read whole and each output row gets a long contiguous run.
+  // (32-bit: a grid has under 2^31 CTAs.)
+  int bx = blockIdx.x, by = blockIdx.y;
+  if constexpr (GROUP_M > 1 && !Rag::enabled) {
+    const int nx = gridDim.x, ny = gridDim.y;
+    const int lin = by * nx + bx;
+    const int first = lin / (GROUP_M * ny) * GROUP_M;
+    const int gm = nx - first < GROUP_M ? nx - first : GROUP_M;
+    const int l = lin - first * ny;
+    bx = first + l % gm;
+    by = l / gm;
+  }
+  const i64 tile0 = (i64)bx * M_TILES;
   int nm = 1;
 
   if constexpr (!Rag::enabled) {
@@ -440,7 +456,20 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       return dense_tile(M, tile0 + mi);
   };
 
-  const i64 kt0 = (i64)blockIdx.y * K_TILES;
+  const i64 kt0 = (i64)by * K_TILES;
+
+  // A ragged capacity-tail tile under the aligned pass: zeros and padding
+  // scales straight from registers (uniform over the CTA: no barrier).
+  if constexpr (Rag::enabled && Plan::aligned_e2m1 && !Cfg::any_row) {
+    if (tg.nt == 0) {
+      const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
+                              K,       scols[1], tg.sb[1], tg.nb[1]};
+#pragma unroll 1
+      for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
+        aligned_tail_tile<Cfg, THREADS, TILE_K>(args, g, (kt0 + j) * TILE_K);
+      return;
+    }
+  }
 
   // mxfp4 source scales of the CTA's K span. Per vector they are one byte
   // load each, a sector per row per tile that L1 does not keep until the
