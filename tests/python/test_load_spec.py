@@ -26,7 +26,8 @@ def test_spec_compiles_to_the_generated_kernel() -> None:
 def test_load_from_a_spec_with_a_shape_picks_a_schedule() -> None:
     kernel = runtime.load(SPEC, arch="sm_90a", shape=(100, 256, 4))
     assert kernel.name == "mxfp4_to_fp8_e4m3_col_ragged"
-    assert set(kernel.schedule) == {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES", "QCT_M_TILES"}
+    assert set(kernel.schedule) == {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES", "QCT_M_TILES",
+                                   "QCT_GROUP_M"}
     assert kernel.cubin[:4] == b"\x7fELF"
 
 
