@@ -20,10 +20,12 @@
 // Rare exact paths called from unrolled loops: one out-of-line copy instead of
 // one inlined copy per element keeps NVRTC's cold compile short.
 #define QCT_HD_OUTLINE __host__ __device__ __noinline__
+#define QCT_DEV_OUTLINE __device__ __noinline__
 #else
 #define QCT_HD inline
 #define QCT_DEV inline
 #define QCT_HD_OUTLINE inline
+#define QCT_DEV_OUTLINE inline
 #endif
 
 namespace qct {

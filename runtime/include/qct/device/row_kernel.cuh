@@ -55,6 +55,93 @@ QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   return s;
 }
 
+/// A row output's codes and block scale for one source vector.
+template <int OB, int N> struct RowCodes {
+  Packed<OB, N> pk;
+  u32 scale;
+};
+
+/// The general path of row_output: decode each element (or take its code),
+/// then the output's quantizer. Every lane of the warp calls it together
+/// (the quantizers shuffle).
+template <typename Cfg, int OI>
+QCT_DEV RowCodes<Cfg::template out<OI>::T::elem_bits, Cfg::src::vec>
+general_row_codes(const SrcVec &sv) {
+  using S = typename Cfg::src;
+  using O = typename Cfg::template out<OI>;
+  constexpr int N = S::vec;
+  constexpr int EB = S::T::elem_bits;
+  constexpr int OB = O::T::elem_bits;
+  constexpr int L = O::block ? O::block / N : 1;
+  constexpr ValuePath path = Cfg::template path_of<O>();
+  QBlock<N> qb;
+  if constexpr (path == ValuePath::hp) {
+    float v[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if constexpr (S::quantized)
+        v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+      else
+        v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
+    }
+    qb = quantize_hp<O, N, L>(v);
+  } else if constexpr (path == ValuePath::exact && O::T::hp) {
+    // Decoding (bf16/fp16/fp32 output): element by element, no value array.
+    // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
+    // significand: exact in bf16 and fp32, an exponent add.
+    const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
+                      sv.scale >= 2 && sv.scale <= 252;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const u32 c = code_at<EB>(sv.raw, i);
+      if (fast) {
+        const u32 b = e2m1_f32_bits(c);
+        const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
+        qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
+      } else {
+        qb.q[i] = encode_exact_value<S::fmt, O::fmt>(c, sv.scale);
+      }
+    }
+  } else if constexpr (path == ValuePath::exact) {
+    // With a power-of-two source scale (every MX block but extreme ones;
+    // FP8 blocks with pow2 scales) the decoded values are exact fp32, and
+    // the fp32 quantizer gives the contract's bits on exact values: no
+    // doubles. The branch is warp-uniform because the quantizers shuffle.
+    int k = 0;
+    if (warp_all(pow2_source_scale<S::fmt>(sv.scale, k))) {
+      float v[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        v[i] = pow2_scaled_value<S::fmt>(code_at<EB>(sv.raw, i), k);
+      qb = quantize_hp<O, N, L>(v);
+    } else {
+      double v[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
+      qb = quantize_exact<O, N, L>(v);
+    }
+  } else {
+    u32 c[N];
+    int b[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      c[i] = code_at<EB>(sv.raw, i);
+      b[i] = (int)sv.scale;
+    }
+    qb = quantize_aligned<O, S::fmt, N, L>(c, b);
+  }
+  return {pack_codes<OB, N>(qb.q), qb.scale};
+}
+
+/// general_row_codes as a call: compiled once per kernel instead of once
+/// per inlined vector.
+template <typename Cfg, int OI>
+QCT_DEV_OUTLINE RowCodes<Cfg::template out<OI>::T::elem_bits, Cfg::src::vec>
+general_row_codes_outlined(SrcVec sv) {
+  return general_row_codes<Cfg, OI>(sv);
+}
+
 /// Writes one row-layout output for the VEC elements starting at element
 /// `lin` (= row r, column lin - r*K) of the source. All lanes call this
 /// together (the block reduction); `valid` gates the stores.
@@ -150,65 +237,17 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
             sv.raw.w, pow2_scale_field<S::fmt>(sv.scale), pk.w, scale));
   }
   if (!done) {
-    QBlock<N> qb;
-    if constexpr (path == ValuePath::hp) {
-      float v[N];
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        if constexpr (S::quantized)
-          v[i] = bf16_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-        else
-          v[i] = hp_value<S::fmt>(code_at<EB>(sv.raw, i));
-      }
-      qb = quantize_hp<O, N, L>(v);
-    } else if constexpr (path == ValuePath::exact && O::T::hp) {
-      // Decoding (bf16/fp16/fp32 output): element by element, no value array.
-      // e2m1 * 2^(b-127) with 2 <= b <= 252 is a normal fp32 with a 2-bit
-      // significand: exact in bf16 and fp32, an exponent add.
-      const bool fast = S::fmt == Fmt::mxfp4 && O::fmt != Fmt::fp16 &&
-                        sv.scale >= 2 && sv.scale <= 252;
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        const u32 c = code_at<EB>(sv.raw, i);
-        if (fast) {
-          const u32 b = e2m1_f32_bits(c);
-          const u32 f = (b & 0x7FFFFFFFu) ? b + ((sv.scale - 127) << 23) : b;
-          qb.q[i] = O::fmt == Fmt::bf16 ? f >> 16 : f;
-        } else {
-          qb.q[i] = encode_exact_value<S::fmt, O::fmt>(c, sv.scale);
-        }
-      }
-    } else if constexpr (path == ValuePath::exact) {
-      // With a power-of-two source scale (every MX block but extreme ones;
-      // FP8 blocks with pow2 scales) the decoded values are exact fp32, and
-      // the fp32 quantizer gives the contract's bits on exact values: no
-      // doubles. The branch is warp-uniform because the quantizers shuffle.
-      int k = 0;
-      if (warp_all(pow2_source_scale<S::fmt>(sv.scale, k))) {
-        float v[N];
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          v[i] = pow2_scaled_value<S::fmt>(code_at<EB>(sv.raw, i), k);
-        qb = quantize_hp<O, N, L>(v);
-      } else {
-        double v[N];
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          v[i] = exact_value<S::fmt>(code_at<EB>(sv.raw, i), sv.scale);
-        qb = quantize_exact<O, N, L>(v);
-      }
-    } else {
-      u32 c[N];
-      int b[N];
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        c[i] = code_at<EB>(sv.raw, i);
-        b[i] = (int)sv.scale;
-      }
-      qb = quantize_aligned<O, S::fmt, N, L>(c, b);
-    }
-    pk = pack_codes<OB, N>(qb.q);
-    scale = qb.scale;
+    // Outlined where a fast path exists: that path takes nearly every
+    // block, and the general one, inlined once per vector a thread holds
+    // (QCT_UNROLL, or 8 per tile), was most of NVRTC's time (fp8 -> mxfp4
+    // row at QCT_UNROLL 4: 1.0-1.6 s cold on the H200, 0.38 s outlined).
+    RowCodes<OB, N> rc;
+    if constexpr (fast_mx || fast_fp8 || fast_fp8_src)
+      rc = general_row_codes_outlined<Cfg, OI>(sv);
+    else
+      rc = general_row_codes<Cfg, OI>(sv);
+    pk = rc.pk;
+    scale = rc.scale;
   }
   constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);
