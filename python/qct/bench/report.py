@@ -63,9 +63,16 @@ def markdown(doc: dict[str, Any]) -> str:
             else:
                 g = [str(sa["ldg_128"]), str(sum(v for k, v in sa["LDG"].items() if k != "128")),
                      str(sa["stg_128"]), str(sum(v for k, v in sa["STG"].items() if k != "128"))]
-            # ptxas reports -1 where it printed no spill line; show that as unknown.
+            # ptxas' log gives the spills of a kernel compiled in this run; one loaded from the
+            # disk cache has only its cubin (-1 here). Spills live in the stack frame, so a
+            # frame of 0 bytes (the local column) means none; else they are unknown.
             spill_values = [st.get("spill_store_bytes", -1), st.get("spill_load_bytes", -1)]
-            spills = sum(spill_values) if st and min(spill_values) >= 0 else "?"
+            if st and min(spill_values) >= 0:
+                spills: int | str = sum(spill_values)
+            elif st and st.get("local_memory_bytes") == 0:
+                spills = "0 (no frame)"
+            else:
+                spills = "?"
             lines.append(f"| {name} | {st.get('registers', '—')} | {spills} | "
                          f"{st.get('local_memory_bytes', '—')} | " + " | ".join(g) + " |")
         skipped = {info.get("sass", {}).get("skipped") for info in kernels.values()} - {None}
