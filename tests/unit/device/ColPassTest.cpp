@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qct/device/col_pass.cuh"
+#include "qct/device/raster.cuh"
 
 #include "DeviceTestUtil.h"
 
@@ -315,3 +316,40 @@ TEST(ColPass, AlignedE2M1ColMatchesQuantizeAligned) {
 }
 
 } // namespace
+
+// QCT_GROUP_M's renumbering (raster.cuh): every CTA of the grid gets one
+// tile and every tile one CTA; in hardware (linear) order the CTAs walk
+// bands of `group` tiles along x, each band through all of y; group 1 and
+// grids of 2^31 CTAs or more keep the hardware order.
+TEST(Raster, BandsAreABijectionInBandOrder) {
+  for (int group : {1, 2, 4, 8})
+    for (unsigned nx = 1; nx <= 19; ++nx)
+      for (unsigned ny = 1; ny <= 7; ++ny) {
+        std::vector<int> seen(nx * ny, 0);
+        int prevBand = 0, prevBx = -1, prevBy = 0;
+        for (unsigned lin = 0; lin < nx * ny; ++lin) {
+          int bx = int(lin % nx), by = int(lin / nx);
+          dev::raster_band(bx, by, nx, ny, group);
+          ASSERT_TRUE(bx >= 0 && bx < int(nx) && by >= 0 && by < int(ny))
+              << "group " << group << " grid " << nx << "x" << ny;
+          ++seen[by * nx + bx];
+          if (group == 1) {
+            EXPECT_EQ(bx, int(lin % nx));
+            EXPECT_EQ(by, int(lin / nx));
+            continue;
+          }
+          // Bands never go back, and within a band x cycles fastest.
+          const int band = bx / group;
+          EXPECT_GE(band, prevBand);
+          if (band == prevBand && lin > 0)
+            EXPECT_TRUE(by > prevBy || (by == prevBy && bx == prevBx + 1));
+          prevBand = band, prevBx = bx, prevBy = by;
+        }
+        for (int n : seen)
+          EXPECT_EQ(n, 1) << "group " << group << " grid " << nx << "x" << ny;
+      }
+  int bx = 5, by = 3;
+  dev::raster_band(bx, by, 1u << 20, 1u << 12, 4); // 2^32 CTAs: unchanged
+  EXPECT_EQ(bx, 5);
+  EXPECT_EQ(by, 3);
+}

@@ -348,14 +348,14 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 #pragma unroll
       for (int u = 0; u < LOADS; ++u) {
         const int r = (threadIdx.x + u * THREADS) / NV;
-        u32 w[8];
-        const u32 codes[4] = {sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2],
-                              sv[u].raw.w[3]};
-        aligned_e2m1_block<O::e5m2>(codes, sv[u].scale, se, w);
-        if (!(r < g.nt)) { // absent tokens (padding, tail): zero codes
-#pragma unroll
-          for (int i = 0; i < 8; ++i)
-            w[i] = 0;
+        // Absent tokens (group padding, a partial last tile) are zero codes;
+        // a warp whose rows are all absent skips the conversion (most of a
+        // ragged kernel's partial tiles).
+        u32 w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        if (r < g.nt) {
+          const u32 codes[4] = {sv[u].raw.w[0], sv[u].raw.w[1],
+                                sv[u].raw.w[2], sv[u].raw.w[3]};
+          aligned_e2m1_block<O::e5m2>(codes, sv[u].scale, se, w);
         }
         const int sw = (r >> 4) & CM;
         u8 *rowp = s_f8 + r * RSF;

@@ -31,6 +31,7 @@
 
 #include "qct/device/row_kernel.cuh"
 #include "qct/device/col_pass.cuh"
+#include "qct/device/raster.cuh"
 
 namespace qct {
 namespace dev {
@@ -386,24 +387,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   i64 C = M; // columns of every col output
   i64 scols[2] = {(M + 31) / 32,
                   (M + 127) / 128}; // scale columns (row_major stride)
+  // The CTA's tile: dense grids walked in bands of GROUP_M CTAs along M
+  // (raster.cuh); ragged grids in order (x is the tile list).
+  int bx = blockIdx.x, by = blockIdx.y;
+  if constexpr (!Rag::enabled)
+    raster_band(bx, by, gridDim.x, gridDim.y, GROUP_M);
   // Dense: the CTA's first tile and how many of its M_TILES exist (>= 1:
   // the grid has cdiv(M, 128 * M_TILES) CTAs along x).
-  // The CTA's place in the grid. The hardware starts CTAs in linear order,
-  // x (M) fastest; with GROUP_M > 1 (dense) the linear index walks GROUP_M
-  // CTAs along M, then the next K span, so the CTAs resident at once cover
-  // a band of GROUP_M * 128 * M_TILES tokens across all of K: the source
-  // rows are read whole and each output row gets a long contiguous run.
-  // (32-bit: a grid has under 2^31 CTAs.)
-  int bx = blockIdx.x, by = blockIdx.y;
-  if constexpr (GROUP_M > 1 && !Rag::enabled) {
-    const int nx = gridDim.x, ny = gridDim.y;
-    const int lin = by * nx + bx;
-    const int first = lin / (GROUP_M * ny) * GROUP_M;
-    const int gm = nx - first < GROUP_M ? nx - first : GROUP_M;
-    const int l = lin - first * ny;
-    bx = first + l % gm;
-    by = l / gm;
-  }
   const i64 tile0 = (i64)bx * M_TILES;
   int nm = 1;
 
