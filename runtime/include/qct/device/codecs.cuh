@@ -548,43 +548,28 @@ QCT_HD void e2m1_sign_bytes(u32 w, u32 &lo, u32 &hi) {
   hi = prmt(t, w, 0x7362u);
 }
 
-/// The byte table of the direct mxfp4 -> fp8 conversion for the shift k:
-/// the 8 positive results e2m1 magnitude * 2^k, each rounded once from the
-/// exact fp32, bytes of lo (magnitudes 0..3) and hi (4..7).
-template <bool E5M2> QCT_HD void e2m1_fp8_table(int k, u32 &lo, u32 &hi) {
-  float t[8];
-#pragma unroll
-  for (int m = 0; m < 8; ++m)
-    t[m] = bits_f32(scale_bits_exp(e2m1_f32_bits((u32)m), k));
-  lo = fp8x2_from_f32<E5M2>(t[0], t[1]) |
-       (fp8x2_from_f32<E5M2>(t[2], t[3]) << 16);
-  hi = fp8x2_from_f32<E5M2>(t[4], t[5]) |
-       (fp8x2_from_f32<E5M2>(t[6], t[7]) << 16);
-}
-
-/// The shifts a precomputed set of tables covers (aligned_e2m1_block_tab):
-/// below kMin every magnitude rounds to zero in e4m3 and e5m2 (6 * 2^k is
-/// under half the smallest subnormal from k = -13 and -20), above kMax every
-/// nonzero one saturates to max_F (0.5 * 2^k > 448, 57344 from k = 10, 17),
-/// so clamping k into the range changes no byte (tests/unit/device/
-/// CodecTest.cpp, AlignedE2M1TablesClamp).
-struct E2m1Fp8Tables {
-  static constexpr int kMin = -24, kMax = 20, kCount = kMax - kMin + 1;
-};
-
-/// Fills tab (2 * E2m1Fp8Tables::kCount words: lo, hi per shift from kMin),
-/// entries tid, tid + nthreads, ...
+/// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
+/// 4 words, scale byte b) given the FP8 block's scale exponent se: all codes
+/// share the shift k = b - 127 - se, so the 8 positive results (e2m1
+/// magnitude * 2^k, rounded once from the exact fp32) form a byte table and
+/// prmt converts 4 codes at a time; the code's sign bit becomes bit 7. A NaN
+/// block (b = 0xFF) gives 0x7F everywhere. Writes 8 words (32 fp8 bytes).
 template <bool E5M2>
-QCT_HD void fill_e2m1_fp8_tables(u32 *tab, int tid, int nthreads) {
-  for (int i = tid; i < E2m1Fp8Tables::kCount; i += nthreads)
-    e2m1_fp8_table<E5M2>(E2m1Fp8Tables::kMin + i, tab[2 * i], tab[2 * i + 1]);
-}
-
-/// Converts 32 e2m1 codes (4 words) through the byte table lo, hi: prmt
-/// converts 4 codes at a time; the code's sign bit becomes bit 7 where
-/// signmask has it. Writes 8 words (32 fp8 bytes).
-QCT_HD void e2m1_fp8_convert(const u32 (&codes)[4], u32 lo, u32 hi,
-                             u32 signmask, u32 (&out)[8]) {
+QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
+                               u32 (&out)[8]) {
+  u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0;
+  if (b != 0xFF) {
+    const int k = (int)b - 127 - se;
+    float t[8];
+#pragma unroll
+    for (int m = 0; m < 8; ++m)
+      t[m] = bits_f32(scale_bits_exp(e2m1_f32_bits((u32)m), k));
+    lo = fp8x2_from_f32<E5M2>(t[0], t[1]) |
+         (fp8x2_from_f32<E5M2>(t[2], t[3]) << 16);
+    hi = fp8x2_from_f32<E5M2>(t[4], t[5]) |
+         (fp8x2_from_f32<E5M2>(t[6], t[7]) << 16);
+    signmask = 0x80808080u;
+  }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     // prmt reads the low 16 bits of its selector: 4 codes.
@@ -595,56 +580,6 @@ QCT_HD void e2m1_fp8_convert(const u32 (&codes)[4], u32 lo, u32 hi,
     out[2 * i + 1] = prmt(lo, hi, m >> 16) | (shi & signmask);
   }
 }
-
-/// The direct mxfp4 -> fp8 row conversion of one source block (32 codes in
-/// 4 words, scale byte b) given the FP8 block's scale exponent se: all codes
-/// share the shift k = b - 127 - se, so the 8 positive results (e2m1
-/// magnitude * 2^k, rounded once from the exact fp32) form a byte table
-/// (e2m1_fp8_table) and prmt converts 4 codes at a time. A NaN block
-/// (b = 0xFF) gives 0x7F everywhere. Writes 8 words (32 fp8 bytes).
-template <bool E5M2>
-QCT_HD void aligned_e2m1_block(const u32 (&codes)[4], u32 b, int se,
-                               u32 (&out)[8]) {
-  u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0;
-  if (b != 0xFF) {
-    e2m1_fp8_table<E5M2>((int)b - 127 - se, lo, hi);
-    signmask = 0x80808080u;
-  }
-  e2m1_fp8_convert(codes, lo, hi, signmask, out);
-}
-
-/// aligned_e2m1_block with the byte table read from tab (fill_e2m1_fp8_tables
-/// for the output's format; on the GPU an 8-byte-aligned shared array): one
-/// 8-byte load instead of ~15 instructions per block.
-QCT_HD void aligned_e2m1_block_tab(const u32 (&codes)[4], u32 b, int se,
-                                   const u32 *tab, u32 (&out)[8]) {
-  u32 lo = 0x7F7F7F7Fu, hi = 0x7F7F7F7Fu, signmask = 0;
-  if (b != 0xFF) {
-    int k = (int)b - 127 - se;
-    k = k < E2m1Fp8Tables::kMin
-            ? E2m1Fp8Tables::kMin
-            : (k > E2m1Fp8Tables::kMax ? E2m1Fp8Tables::kMax : k);
-    const int i = k - E2m1Fp8Tables::kMin;
-#ifdef __CUDA_ARCH__
-    const uint2 e = reinterpret_cast<const uint2 *>(tab)[i];
-    lo = e.x, hi = e.y;
-#else
-    lo = tab[2 * i], hi = tab[2 * i + 1];
-#endif
-    signmask = 0x80808080u;
-  }
-  e2m1_fp8_convert(codes, lo, hi, signmask, out);
-}
-
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-/// The CTA's byte tables for one fp8 format, in shared memory (one array per
-/// format and kernel); a kernel that converts mxfp4 -> fp8 directly fills
-/// them once at its start (prepare_e2m1_tables, row_kernel.cuh).
-template <bool E5M2> __device__ __forceinline__ u32 *e2m1_fp8_tables() {
-  __shared__ __align__(8) u32 tab[2 * E2m1Fp8Tables::kCount];
-  return tab;
-}
-#endif
 
 /// The mxfp4 -> bf16 decode of one source block (32 codes in 4 words) for a
 /// scale byte 2 <= b <= 252, where every value e2m1 * 2^(b-127) is a normal

@@ -268,38 +268,6 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 // aligned e2m1 -> fp8 col
 //===----------------------------------------------------------------------===//
 
-/// Whether a col output from I on takes the aligned pass into e5m2 (E5M2)
-/// or e4m3: the pass reads its byte tables from shared memory
-/// (e2m1_fp8_tables).
-template <typename Cfg, bool E5M2, int I = 0>
-QCT_HD constexpr bool uses_e2m1_tables() {
-  if constexpr (I == Cfg::num_outputs) {
-    return false;
-  } else {
-    using O = typename Cfg::template out<I>;
-    return (ColKind<Cfg, I>::aligned_e2m1 && O::e5m2 == E5M2) ||
-           uses_e2m1_tables<Cfg, E5M2, I + 1>();
-  }
-}
-
-/// Fills the CTA's byte tables for the aligned pass (e2m1_fp8_tables; 45
-/// entries, a few threads), then a barrier: call first thing in the tile
-/// kernel, where every thread of the CTA arrives. Worth it there, where a
-/// CTA converts 16 or more blocks per thread; the row kernel's CTAs convert
-/// 1-4 and keep computing their tables.
-template <typename Cfg, int THREADS> QCT_DEV void prepare_e2m1_tables() {
-  constexpr bool e4 = uses_e2m1_tables<Cfg, false>();
-  constexpr bool e5 = uses_e2m1_tables<Cfg, true>();
-  if constexpr (e4)
-    fill_e2m1_fp8_tables<false>(e2m1_fp8_tables<false>(), threadIdx.x,
-                                THREADS);
-  if constexpr (e5)
-    fill_e2m1_fp8_tables<true>(e2m1_fp8_tables<true>(), threadIdx.x, THREADS);
-  if constexpr (e4 || e5)
-    __syncthreads();
-}
-
-
 /// The fast pass for an mxfp4 source whose col outputs are all `aligned`
 /// fp8. sv[u] are the tile's load registers (vector u of the thread: row
 /// (tid + u*THREADS) / NV, MX block (tid + u*THREADS) % NV); s_f8 is the
@@ -387,8 +355,7 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
         if (r < g.nt) {
           const u32 codes[4] = {sv[u].raw.w[0], sv[u].raw.w[1],
                                 sv[u].raw.w[2], sv[u].raw.w[3]};
-          aligned_e2m1_block_tab(codes, sv[u].scale, se,
-                                 e2m1_fp8_tables<O::e5m2>(), w);
+          aligned_e2m1_block<O::e5m2>(codes, sv[u].scale, se, w);
         }
         const int sw = (r >> 4) & CM;
         u8 *rowp = s_f8 + r * RSF;

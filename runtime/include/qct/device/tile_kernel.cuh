@@ -380,7 +380,6 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   extern __shared__ __align__(16) u8 smem[];
   u8 *s_data = smem;
   u8 *s_sc = smem + DATA;
-  prepare_e2m1_tables<Cfg, THREADS>();
 
   const i64 M = args.M;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
