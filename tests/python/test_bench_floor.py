@@ -106,3 +106,19 @@ def test_report_writes_table_and_plot(tmp_path: Path) -> None:
     assert "cuobjdump is not on PATH" in table
     assert any("plot" in m for m in messages)
     json.dumps(doc)
+
+
+def test_report_spills_from_log_frame_or_unknown() -> None:
+    # ptxas' log (compiled in this run) gives the spills; a kernel from the disk cache has only
+    # its cubin: a zero stack frame means no spills, a nonzero one leaves them unknown.
+    def kernels_row(stats: dict) -> str:
+        doc = {"date": "today", "gpu": "GPU", "torch": "x", "commit": "abc", "copy_gbps": 1.0,
+               "rows": [], "kernels": {"k": {"stats": stats, "sass": {"skipped": "no"}}}}
+        return next(line for line in report.markdown(doc).splitlines() if line.startswith("| k |"))
+
+    logged = {"registers": 32, "spill_store_bytes": 8, "spill_load_bytes": 4, "local_memory_bytes": 16}
+    assert kernels_row(logged).startswith("| k | 32 | 12 | 16 |")
+    cached = {"registers": 32, "spill_store_bytes": -1, "spill_load_bytes": -1, "local_memory_bytes": 0}
+    assert kernels_row(cached).startswith("| k | 32 | 0 (no frame) | 0 |")
+    framed = dict(cached, local_memory_bytes=24)
+    assert kernels_row(framed).startswith("| k | 32 | ? | 24 |")

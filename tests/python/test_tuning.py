@@ -225,11 +225,11 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
 
 def test_heuristic_shrinks_m_tiles_first() -> None:
     # A dense kernel whose col pass buffers the scales of several M tiles: with QCT_M_TILES
-    # defaulting above 1, a grid of under two CTAs per SM gives up M tiles before K tiles.
+    # defaulting to 4, a grid of under two CTAs per SM gives up M tiles before K tiles.
     tile = _meta("mxfp4_to_fp8_e4m3_col")
     knobs = {k["name"]: k for k in tile["schedule"]["knobs"]}
     assert knobs["QCT_M_TILES"]["values"] == [1, 2, 4]
-    knobs["QCT_M_TILES"]["default"] = 4
+    assert knobs["QCT_M_TILES"]["default"] == 4
     defaults = {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}
     # 2048 tokens x 7168 features: 4 x 28 = 112 CTAs at the defaults (M_TILES 4, K_TILES 2).
     small = tuning.heuristic_schedule(tile, 2048, 7168)

@@ -80,11 +80,12 @@ struct QCTLowerToKernelPass
     // A col output reads a staged (transposed) tile: only the tile family
     // has the shared-memory tile. Unstaged col values mean the staging pass
     // did not run, which the emitter could not print efficiently.
-    bool anyCol = false;
+    bool anyCol = false, anyRow = false;
     int64_t widestRowBlock = 0;
     SmallVector<StoreOutputOp> cols;
     for (StoreOutputOp out : getKernelOutputs(kernel)) {
       if (cast<TileType>(out.getValue().getType()).getLayout() != Layout::col) {
+        anyRow = true; // rowBlock is 0 for an unblocked (decode) output
         widestRowBlock = std::max(widestRowBlock, rowBlock(out));
         continue;
       }
@@ -153,7 +154,7 @@ struct QCTLowerToKernelPass
       if (!ragged && fastColPass(kernel, cols))
         knobs.push_back(KnobAttr::get(
             ctx, "QCT_M_TILES", {1, 2, 4},
-            mxfp4 && widestRowBlock == 0 ? 4 : 1));
+            mxfp4 && !anyRow ? 4 : 1));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1}, 1));
       // CTA raster order (tile_kernel.cuh): GROUP_M CTAs along M before the

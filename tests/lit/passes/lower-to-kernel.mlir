@@ -71,3 +71,48 @@ qct.kernel @tile_row128 attributes {spec_hash = ""} {
   %4 = qct.quantize %3 scales <128, pow2, row_major> : !qct.tile<bf16, col> -> !qct.tile<fp8_e4m3, col>
   qct.store_output %4 to 1 as "c" : !qct.tile<fp8_e4m3, col>
 }
+
+// -----
+
+// A dense mxfp4 source whose only output is an aligned fp8 col (the fused
+// convert): K tiles (the prefetching pass), M tiles 1, 2, 4 with default 4
+// (measured on the H200), and no raster bands (slower for this source).
+// CHECK-LABEL: qct.kernel @tile_mxfp4
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 4>, #qct.knob<"QCT_GROUP_M", [1], 1>]
+qct.kernel @tile_mxfp4 attributes {spec_hash = ""} {
+  %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
+  %1 = qct.transpose %0 : !qct.tile<mxfp4, row> -> !qct.tile<mxfp4, col>
+  %2 = qct.stage %1 : !qct.tile<mxfp4, col>
+  %3 = qct.convert %2 scales <128, aligned, row_major> : !qct.tile<mxfp4, col> -> !qct.tile<fp8_e4m3, col>
+  qct.store_output %3 to 0 as "yt" : !qct.tile<fp8_e4m3, col>
+}
+
+// -----
+
+// The same with a row output beside it, here an unblocked bf16 decode: the
+// M-tile default stays 1 (unmeasured with row outputs).
+// CHECK-LABEL: qct.kernel @tile_mxfp4_decode_row
+// CHECK-SAME:    #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>]
+qct.kernel @tile_mxfp4_decode_row attributes {spec_hash = ""} {
+  %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
+  %1 = qct.decode %0 : !qct.tile<mxfp4, row> -> !qct.tile<bf16, row>
+  qct.store_output %1 to 0 as "x" : !qct.tile<bf16, row>
+  %2 = qct.transpose %0 : !qct.tile<mxfp4, row> -> !qct.tile<mxfp4, col>
+  %3 = qct.stage %2 : !qct.tile<mxfp4, col>
+  %4 = qct.convert %3 scales <128, aligned, row_major> : !qct.tile<mxfp4, col> -> !qct.tile<fp8_e4m3, col>
+  qct.store_output %4 to 1 as "yt" : !qct.tile<fp8_e4m3, col>
+}
+
+// -----
+
+// A col output no fast pass takes (bf16 -> mxfp4 col): one M tile per CTA,
+// raster bands 1 or 4 (default 4).
+// CHECK-LABEL: qct.kernel @tile_generic
+// CHECK-SAME:    #qct.knob<"QCT_M_TILES", [1], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>]
+qct.kernel @tile_generic attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
+  %2 = qct.stage %1 : !qct.tile<bf16, col>
+  %3 = qct.quantize %2 scales <32, floor, row_major> : !qct.tile<bf16, col> -> !qct.tile<mxfp4, col>
+  qct.store_output %3 to 0 as "b" : !qct.tile<mxfp4, col>
+}

@@ -315,8 +315,6 @@ TEST(ColPass, AlignedE2M1ColMatchesQuantizeAligned) {
   }
 }
 
-} // namespace
-
 // QCT_GROUP_M's renumbering (raster.cuh): every CTA of the grid gets one
 // tile and every tile one CTA; in hardware (linear) order the CTAs walk
 // bands of `group` tiles along x, each band through all of y; group 1 and
@@ -353,3 +351,5 @@ TEST(Raster, BandsAreABijectionInBandOrder) {
   EXPECT_EQ(bx, 5);
   EXPECT_EQ(by, 3);
 }
+
+} // namespace

@@ -397,8 +397,8 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
   });
 }
 
-/// A ragged capacity-tail tile (no tokens) of a kernel that takes the
-/// aligned pass: what that pass makes of absent rows (zero codes for the
+/// A ragged tile without tokens (the capacity tail, or group padding where
+/// pad_groups_to exceeds 128) of a kernel that takes the aligned pass: what that pass makes of absent rows (zero codes for the
 /// tile's columns of features k0..k0+TILE_K, scale 1.0 for its block, if
 /// owned), stored straight from registers: no loads, no shared memory, no
 /// barrier. At 256 groups a sixth of the ragged kernel's tiles are tail

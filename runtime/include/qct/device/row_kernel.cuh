@@ -240,7 +240,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     // Outlined where a fast path exists: that path takes nearly every
     // block, and the general one, inlined once per vector a thread holds
     // (QCT_UNROLL, or 8 per tile), was most of NVRTC's time (fp8 -> mxfp4
-    // row at QCT_UNROLL 4: 1.0-1.6 s cold on the H200, 0.38 s outlined).
+    // row at QCT_UNROLL 4 on the H200: 1.2-1.6 s cold inlined, 0.3 s
+    // outlined; docs/performance.md).
     RowCodes<OB, N> rc;
     if constexpr (fast_mx || fast_fp8 || fast_fp8_src)
       rc = general_row_codes_outlined<Cfg, OI>(sv);

@@ -1,8 +1,10 @@
 //===- qct/device/tile_kernel.cuh - The tile family (col outputs) ---------===//
 //
-// A CTA owns a tile of 128 tokens x TILE_K features: 128 consecutive output
-// columns of every col output (one 1x128 FP8 block or four 32-element MX
-// blocks per feature) and the same tokens' row-output blocks.
+// A tile is 128 tokens x TILE_K features: 128 consecutive output columns of
+// every col output (one 1x128 FP8 block or four 32-element MX blocks per
+// feature) and the same tokens' row-output blocks. A CTA takes M_TILES x
+// K_TILES consecutive tiles (dense; ragged: one along M), in the order of
+// raster.cuh (QCT_GROUP_M).
 //
 //  1. Load: 16-byte vectors, all issued before use; row outputs are produced
 //     straight from the registers (row_output, shared with the row family);
@@ -23,7 +25,8 @@
 // Ragged: every CTA scans the group sizes and the thread whose group holds
 // the CTA's tile publishes it (locate_tile, ragged.cuh); CTAs past the last
 // group tile write the capacity tail (zeros, padding scales) with the same
-// column pass, since a tail tile is a tile without tokens.
+// column pass, since a tail tile is a tile without tokens; under the aligned
+// pass they store it straight from registers (aligned_tail_tile).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_TILE_KERNEL_CUH
@@ -448,8 +451,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
 
   const i64 kt0 = (i64)by * K_TILES;
 
-  // A ragged capacity-tail tile under the aligned pass: zeros and padding
-  // scales straight from registers (uniform over the CTA: no barrier).
+  // A ragged tile without tokens (capacity tail or group padding) under the
+  // aligned pass: zeros and padding scales straight from registers (uniform
+  // over the CTA: no barrier).
   if constexpr (Rag::enabled && Plan::aligned_e2m1 && !Cfg::any_row) {
     if (tg.nt == 0) {
       const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
