@@ -220,6 +220,60 @@ def mxfp4_to_fp8_e4m3_col(src: Any, src_scales: Any) -> Tensors:
     return {"y": q.t()[:, :M].contiguous(), "y_scales": scales.contiguous()}
 
 
+# --- mxfp4 -> bf16 row (decode) and the unfused mxfp4 -> bf16 -> fp8 row ---------------------------
+
+BF16_NAN = 0x7FFF  # the reference's bf16 NaN (numerics.md 1: the format's NaN, no sign)
+
+
+def mxfp4_to_bf16_row(src: Any, src_scales: Any) -> Tensors:
+    """numerics.md 3 decoded into bf16: e2m1 · 2^(b−127) is exact in bf16 up to 1.5 · 2^127;
+    2^128 and above (b = 254 with |e2m1| ≥ 2) round to Inf, as IEEE rounding does and the
+    reference's decode into bf16 has it; a block with scale 0xFF is NaN."""
+    torch = _torch()
+    M, K = src.shape[0], src.shape[1] * 2
+    mag, negative = _e2m1_values(src, M, K)
+    b = src_scales.to(torch.int32).view(M, K // 32, 1)
+    # Exact in fp32 but for 2^128 and up, which overflows to the same Inf.
+    v = (mag.float().view(M, K // 32, 32) * exp2_int((b - 127).clamp(-127, 127)))
+    v = v.to(torch.bfloat16).view(torch.int16).view(M, K)
+    v = v | (negative.to(torch.int16) << 15)
+    nan_block = (b == 255).expand(M, K // 32, 32).reshape(M, K)
+    v = torch.where(nan_block, torch.full_like(v, BF16_NAN), v)
+    return {"y": v.view(torch.bfloat16)}
+
+
+def mxfp4_to_fp8_e4m3_row_unfused(src: Any, src_scales: Any) -> Tensors:
+    """numerics.md 7, `fuse: false`: decode to bf16 values, then the bf16 → fp8 pow2 row kernel."""
+    return bf16_to_fp8_e4m3_row(mxfp4_to_bf16_row(src, src_scales)["y"])
+
+
+# --- fp8_e4m3 1x128 -> mxfp4 row (floor) -----------------------------------------------------------
+
+def fp8_e4m3_to_mxfp4_row(src: Any, src_scales: Any) -> Tensors:
+    """numerics.md 3 on the exact decoded values element · scale_inv (float64 holds every product
+    of a 4-bit and a 24-bit significand); a NaN scale, 0 · Inf and NaN elements are NaN."""
+    torch = _torch()
+    M, K = src.shape
+    elem = src.view(torch.uint8).view(torch.float8_e4m3fn).double().view(M, K // 128, 128)
+    scale = src_scales.double().view(M, K // 128, 1)
+    x = elem * scale
+    x = torch.where(torch.isnan(scale) | ((elem == 0) & torch.isinf(scale)),
+                    torch.full_like(x, float("nan")), x).view(M, K // 32, 32)
+    finite = torch.isfinite(x).all(-1)
+    amax = x.abs().amax(-1)
+    safe = torch.where(finite & (amax > 0), amax, torch.ones_like(amax))
+    # floor(log2 a) from frexp's exponent: a = m · 2^e with m in [0.5, 1), exact for doubles.
+    b = (torch.frexp(safe).exponent - 1 - 2 + 127).clamp(0, 254)
+    b = torch.where(amax == 0, torch.zeros_like(b), b)
+    v = torch.ldexp(x, (127 - b).to(torch.float64).unsqueeze(-1))  # the exact quotient
+    code = _e2m1_code(torch.where(finite.unsqueeze(-1), v, torch.zeros_like(v)))
+    code = code | (torch.signbit(x).to(torch.uint8) << 3)
+    code = torch.where(finite.unsqueeze(-1), code, torch.zeros_like(code)).view(M, K)
+    packed = code[:, 0::2] | (code[:, 1::2] << 4)
+    scales = torch.where(finite, b, torch.full_like(b, 255)).to(torch.uint8)
+    return {"y": packed.contiguous(), "y_scales": scales}
+
+
 # --- Which peer implements which generated kernel --------------------------------------------------
 
 # Kernel name -> (peer, the spec fields it implements). A peer is used only when the kernel's spec
@@ -237,13 +291,25 @@ PEERS: dict[str, tuple[Peer, dict[str, Any]]] = {
         ("fp8_e4m3", "row", "aligned", "row_major")]}),
     "mxfp4_to_fp8_e4m3_col": (mxfp4_to_fp8_e4m3_col, {"source": "mxfp4", "outputs": [
         ("fp8_e4m3", "col", "aligned", "row_major")]}),
+    "mxfp4_to_bf16_row": (mxfp4_to_bf16_row, {"source": "mxfp4", "outputs": [
+        ("bf16", "row", "none", "row_major")]}),
+    "mxfp4_to_fp8_e4m3_row_unfused": (mxfp4_to_fp8_e4m3_row_unfused, {
+        "source": "mxfp4", "fuse": False, "outputs": [("fp8_e4m3", "row", "pow2", "row_major")]}),
+    "fp8_e4m3_to_mxfp4_row": (fp8_e4m3_to_mxfp4_row, {"source": "fp8_e4m3", "outputs": [
+        ("mxfp4", "row", "floor", "row_major")]}),
 }
 
 
 def spec_summary(spec: dict[str, Any]) -> dict[str, Any]:
-    return {"source": spec["source"]["format"],
-            "outputs": [(o["format"], o["layout"], o.get("scale") or "none",
-                         o.get("scale_layout") or "row_major") for o in spec["outputs"]]}
+    """What a peer must match: source format, outputs, and `fuse` where it is false (an unfused
+    spec rounds through bf16, a different function)."""
+    summary: dict[str, Any] = {
+        "source": spec["source"]["format"],
+        "outputs": [(o["format"], o["layout"], o.get("scale") or "none",
+                     o.get("scale_layout") or "row_major") for o in spec["outputs"]]}
+    if spec.get("fuse", True) is False:
+        summary["fuse"] = False
+    return summary
 
 
 def peer_for(meta: dict[str, Any]) -> Peer | None:
