@@ -96,6 +96,10 @@ def test_suite_runs_end_to_end_on_fakes(monkeypatch: pytest.MonkeyPatch, tmp_pat
     peer_rows = [r for r in doc["rows"] if r["kind"].startswith("torch-")]
     assert {r["kind"] for r in peer_rows} == {"torch-eager", "torch-compile"}
     assert all(r["verified"] == "bitwise equal to qct" for r in peer_rows), peer_rows
+    # The ragged kernel's peers run on its 32-group offsets.
+    assert {(r["kind"], r["groups"]) for r in peer_rows
+            if r["kernel"] == "mxfp4_to_fp8_e4m3_col_ragged"} == \
+        {("torch-eager", 32), ("torch-compile", 32)}
     ragged = [r for r in doc["rows"] if r["kind"] == "qct-ragged"]
     assert all("vs_dense" in r["extra"] and "capacity_gbps" in r["extra"] for r in ragged)
     assert doc["gpu"] == "FakeGPU" and doc["copy_gbps"] == 1000.0

@@ -17,7 +17,8 @@ torch = pytest.importorskip("torch", reason="torch is not installed: PyTorch pee
                             "(pip install torch --index-url https://download.pytorch.org/whl/cpu)")
 
 REPO = Path(__file__).resolve().parents[2]
-PEER_KERNELS = sorted(peers.PEERS)
+PEER_KERNELS = sorted(n for n, (_, spec) in peers.PEERS.items() if "ragged" not in spec)
+RAGGED_PEER_KERNELS = sorted(n for n, (_, spec) in peers.PEERS.items() if "ragged" in spec)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +36,8 @@ def _meta(name: str) -> dict:
     return json.loads(path.read_text())
 
 
-def _cpu_tensors(meta: dict, src: inputs.SourceTensor) -> dict:
-    return verify.kernel_inputs(meta, src, None, torch.device("cpu"))
+def _cpu_tensors(meta: dict, src: inputs.SourceTensor, offsets: np.ndarray | None = None) -> dict:
+    return verify.kernel_inputs(meta, src, offsets, torch.device("cpu"))
 
 
 @pytest.mark.parametrize("M", [256, 1000, 129])
@@ -56,6 +57,26 @@ def test_peer_matches_reference(ref_lib: None, name: str, M: int) -> None:
         assert not problems, "\n".join([f"{name} M={M}"] + problems)
 
 
+@pytest.mark.parametrize("M,groups", [(256, 1), (1000, 4), (129, 37), (300, 256), (0, 3)])
+@pytest.mark.parametrize("name", RAGGED_PEER_KERNELS)
+def test_ragged_peer_matches_reference(ref_lib: None, name: str, M: int, groups: int) -> None:
+    # Skewed groups with empty, one-row and non-multiple-of-128 ones (qct.inputs.ragged_offsets),
+    # every byte of the capacity-sized outputs and the padded offsets.
+    meta = _meta(name)
+    peer = peers.peer_for(meta)
+    assert peer is not None, f"{name}: the peer no longer implements the generated spec"
+    K = 256
+    src = verify.make_source(meta, M, K, seed=M + groups)
+    offsets = verify.make_offsets(meta, M, groups, seed=M + groups)
+    expected = verify.reference_outputs(meta, src, offsets)
+    got = peer(**peers.peer_inputs(meta, _cpu_tensors(meta, src, offsets)))
+    assert set(got) == set(expected)
+    for buffer, want in expected.items():
+        found = got[buffer].contiguous().view(torch.uint8).reshape(-1).numpy()
+        problems = verify.first_mismatches(buffer, want, found)
+        assert not problems, "\n".join([f"{name} M={M} G={groups}"] + problems)
+
+
 def test_exp2_int_is_exact() -> None:
     t = torch.arange(-149, 128, dtype=torch.int32)
     want = np.ldexp(np.float64(1.0), t.numpy()).astype(np.float32)
@@ -71,8 +92,16 @@ def test_floor_log2_covers_subnormals() -> None:
 
 
 def test_peers_skip_specs_they_do_not_implement() -> None:
-    meta = _meta("mxfp4_to_fp8_e4m3_col_ragged")
-    assert peers.peer_for(meta) is None
+    # Other group padding, no padded offsets, a fused spec marked unfused, another scale policy.
+    ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
+    assert peers.peer_for(ragged) is not None
+    for field, value in (("pad_groups_to", 1), ("write_padded_offsets", False)):
+        changed = json.loads(json.dumps(ragged))
+        changed["spec"]["ragged"][field] = value
+        assert peers.peer_for(changed) is None, field
+    unfused = json.loads(json.dumps(_meta("mxfp4_to_fp8_e4m3_row")))
+    unfused["spec"]["fuse"] = False
+    assert peers.peer_for(unfused) is None
     changed = json.loads(json.dumps(_meta("mxfp4_to_fp8_e4m3_row")))
     changed["spec"]["outputs"][0]["scale"] = "amax"
     assert peers.peer_for(changed) is None

@@ -220,6 +220,41 @@ def mxfp4_to_fp8_e4m3_col(src: Any, src_scales: Any) -> Tensors:
     return {"y": q.t()[:, :M].contiguous(), "y_scales": scales.contiguous()}
 
 
+# --- mxfp4 -> fp8_e4m3 col (aligned) per ragged group, groups padded to 128 ---------------------
+
+def mxfp4_to_fp8_e4m3_col_ragged(src: Any, src_scales: Any, offsets: Any) -> Tensors:
+    """numerics.md 6 with pad_groups_to 128 and padded offsets written: token t of group g lands
+    in column p[g] + (t − o[g]), p[g] = Σ_{h<g} ceil(n_h/128)·128, so every 128-block holds one
+    group's tokens. The source rows are scattered to their columns (absent columns get scale
+    0xFF, which bmax ignores), the dense col peer runs on that, absent columns become 0, and the
+    capacity layout (docs/kernel-abi.md) follows: C = M + G·127 data columns, cdiv(C,128) + G
+    scale columns, 1.0 wherever no group owns the block."""
+    torch = _torch()
+    M, K = src.shape[0], src.shape[1] * 2
+    G = offsets.shape[0] - 1
+    o = offsets.long()
+    sizes = o[1:] - o[:-1]
+    p = torch.cat((torch.zeros(1, dtype=torch.long, device=o.device),
+                   torch.cumsum((sizes + 127) // 128 * 128, 0)))
+    C = M + G * 127
+    Cp = _cdiv(C, 128) * 128
+    t = torch.arange(M, device=o.device)
+    group = torch.searchsorted(o, t, right=True) - 1  # the last g with o[g] <= t: never empty
+    column = p[group] + (t - o[group])
+    rows = torch.zeros((Cp, K // 2), dtype=src.dtype, device=src.device)
+    rows[column] = src
+    row_scales = torch.full((Cp, K // 32), 255, dtype=src_scales.dtype, device=src.device)
+    row_scales[column] = src_scales
+    dense = mxfp4_to_fp8_e4m3_col(rows, row_scales)
+    present = torch.zeros(Cp, dtype=torch.bool, device=src.device)
+    present[column] = True
+    y = torch.where(present[:C], dense["y"][:, :C], torch.zeros_like(dense["y"][:, :C]))
+    scales = torch.cat((dense["y_scales"],
+                        torch.ones((K, G), dtype=torch.float32, device=src.device)), dim=1)
+    return {"y": y.contiguous(), "y_scales": scales.contiguous(),
+            "padded_offsets": p.to(offsets.dtype)}
+
+
 # --- mxfp4 -> bf16 row (decode) and the unfused mxfp4 -> bf16 -> fp8 row ---------------------------
 
 BF16_NAN = 0x7FFF  # the reference's bf16 NaN (numerics.md 1: the format's NaN, no sign)
@@ -297,6 +332,9 @@ PEERS: dict[str, tuple[Peer, dict[str, Any]]] = {
         "source": "mxfp4", "fuse": False, "outputs": [("fp8_e4m3", "row", "pow2", "row_major")]}),
     "fp8_e4m3_to_mxfp4_row": (fp8_e4m3_to_mxfp4_row, {"source": "fp8_e4m3", "outputs": [
         ("mxfp4", "row", "floor", "row_major")]}),
+    "mxfp4_to_fp8_e4m3_col_ragged": (mxfp4_to_fp8_e4m3_col_ragged, {
+        "source": "mxfp4", "ragged": ("int32", 128, True),
+        "outputs": [("fp8_e4m3", "col", "aligned", "row_major")]}),
 }
 
 
@@ -309,14 +347,18 @@ def spec_summary(spec: dict[str, Any]) -> dict[str, Any]:
                      o.get("scale_layout") or "row_major") for o in spec["outputs"]]}
     if spec.get("fuse", True) is False:
         summary["fuse"] = False
+    ragged = spec.get("ragged")
+    if ragged is not None:
+        summary["ragged"] = (ragged.get("offsets_dtype", "int32"), ragged.get("pad_groups_to", 1),
+                             bool(ragged.get("write_padded_offsets", False)))
     return summary
 
 
 def peer_for(meta: dict[str, Any]) -> Peer | None:
-    """The peer of a generated kernel, if one implements exactly its (dense, fused) spec."""
+    """The peer of a generated kernel, if one implements exactly its spec."""
     entry = PEERS.get(meta["name"])
     spec = meta["spec"]
-    if entry is None or spec.get("ragged") is not None or (spec.get("static") or {}).get("K"):
+    if entry is None or (spec.get("static") or {}).get("K"):
         return None
     peer, implements = entry
     return peer if spec_summary(spec) == implements else None

@@ -362,14 +362,20 @@ class Bench:
             f" ({chain_bytes / 1e6:.0f} MB moved by the two launches){speed}")
 
     def time_peer(self, name: str, compiled: bool, qct_row: Row | None) -> None:
+        """A ragged kernel's peer runs at the first of RAGGED_GROUPS, on the offsets its qct row
+        had (same seed)."""
         M, K = HEADLINE
-        meta, kernel = self.metas[name], self.kernel_at(name, M, K)
+        meta = self.metas[name]
+        groups = RAGGED_GROUPS[0] if meta["spec"].get("ragged") is not None else 0
+        kernel = self.kernel_at(name, M, K, groups)
         peer = peers.peer_for(meta)
-        fb = floor.floor_bytes(meta["spec"], M, K)
-        row = Row("torch-compile" if compiled else "torch-eager", name, M, K, 0, fb.total)
+        offsets_np = verify.make_offsets(meta, M, groups, SEED) if groups else None
+        fb = floor.floor_bytes(meta["spec"], M, K, None if offsets_np is None else offsets_np.tolist())
+        row = Row("torch-compile" if compiled else "torch-eager", name, M, K, groups, fb.total)
         if self.out_of_time(row, EST_COMPILE_S if compiled else 2.0) or peer is None:
             return
-        sets = self.sets_for(meta, M, K, fb.total, kernel=kernel)
+        offsets = None if offsets_np is None else self.torch.from_numpy(offsets_np).to(DEVICE)
+        sets = self.sets_for(meta, M, K, fb.total, offsets, kernel)
         inputs = [peers.peer_inputs(meta, s) for s in sets]
         fn: Callable[..., Any] = peer
         try:
@@ -530,6 +536,8 @@ def measure_all(bench: Bench, names: list[str], metas: dict[str, dict[str, Any]]
         for M, K in shapes_for(metas[name], opts.quick):
             for groups in RAGGED_GROUPS:
                 row = bench.time_kernel(name, M, K, groups)
+                if row is not None and groups == RAGGED_GROUPS[0]:
+                    by_shape[(name, M, K)] = row  # what its peer is compared with
                 dense = by_shape.get((twin or "", M, K))
                 if row is not None and dense is not None and dense.gbps and row.gbps:
                     row.extra["dense_kernel"] = twin
