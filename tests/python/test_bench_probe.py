@@ -31,3 +31,25 @@ def test_help_exits_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
         probe.main(["--help"])
     assert exit_info.value.code == 0
     assert "--launches" in capsys.readouterr().out
+
+
+def test_fix_and_defaults_narrow_the_sweep() -> None:
+    meta = json.loads((REPO / "generated" / "mxfp4_to_fp8_e4m3_col.json").read_text())
+    knobs = {k["name"]: k for k in meta["schedule"]["knobs"]}
+    every = probe.schedules(meta)
+    fixed = probe.schedules(meta, {"QCT_THREADS": 256, "QCT_NOT_A_KNOB_HERE": 1})
+    assert fixed and all(s["QCT_THREADS"] == 256 for s in fixed)
+    assert len(fixed) == len(every) // len(knobs["QCT_THREADS"]["values"])
+    assert probe.schedules(meta, defaults_only=True) == [{n: k["default"] for n, k in knobs.items()}]
+
+
+def test_m_and_fix_arguments_parse_or_explain() -> None:
+    assert probe.parse_ms("32768") == [32768]
+    assert probe.parse_ms("32768,34816, 36352") == [32768, 34816, 36352]
+    assert probe.parse_fix("QCT_M_TILES=4") == ("QCT_M_TILES", 4)
+    for bad in ("0", "x", "32768,-1", ""):
+        with pytest.raises(Exception, match="--m"):
+            probe.parse_ms(bad)
+    for bad in ("THREADS=256", "QCT_THREADS", "QCT_THREADS=many"):
+        with pytest.raises(Exception, match="--fix"):
+            probe.parse_fix(bad)

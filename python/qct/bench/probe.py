@@ -1,10 +1,12 @@
 """`python -m qct.bench.probe`: a developer's probe of generated kernels on the GPU.
 
-Times every legal schedule of the chosen kernels at one shape on activation-like inputs (rotated
-buffers, CUDA events, median) and prints one line per schedule with % of copy bandwidth; or, with
---launches N, only launches each kernel N times (for a profiler such as ncu to attach to). It does
-not verify: the GPU tier and `qct tune` do that. Use it to see which schedule a change helps before
-committing to it; `qct bench` is the benchmark of record.
+Times every legal schedule of the chosen kernels (or those matching --fix, or only the defaults)
+at one or more shapes on activation-like inputs (rotated buffers, CUDA events, median) and prints
+one line per schedule and shape with % of copy bandwidth; or, with --launches N, only launches each
+kernel N times (for a profiler such as ncu to attach to). It does not verify: the GPU tier and
+`qct tune` do that. Use it to see which schedule a change helps before committing to it; `qct
+bench` is the benchmark of record. Example, the default schedule at three token counts:
+`python -m qct.bench.probe mxfp4_to_fp8_e4m3_col --m 32768,34816,36352 --defaults`.
 """
 
 from __future__ import annotations
@@ -20,23 +22,56 @@ import qct
 from qct.bench import floor, suite, timing
 
 
-def schedules(meta: dict[str, Any]) -> list[dict[str, int]]:
+def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
+              defaults_only: bool = False) -> list[dict[str, int]]:
+    """The legal schedules of a kernel: all, those with the `fixed` knob values (knobs the kernel
+    does not have are ignored, so one --fix serves several kernels), or only the defaults."""
     knobs = meta["schedule"]["knobs"]
+    if defaults_only:
+        return [{k["name"]: k["default"] for k in knobs}]
     names = [k["name"] for k in knobs]
-    return [dict(zip(names, values)) for values in itertools.product(*(k["values"] for k in knobs))]
+    every = [dict(zip(names, values)) for values in itertools.product(*(k["values"] for k in knobs))]
+    fixed = {n: v for n, v in (fixed or {}).items() if n in names}
+    return [s for s in every if all(s[n] == v for n, v in fixed.items())]
+
+
+def parse_ms(text: str) -> list[int]:
+    """--m: one token count or several, comma-separated."""
+    try:
+        ms = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--m takes token counts like 32768 or 32768,36352; got {text!r}")
+    if not ms or any(m <= 0 for m in ms):
+        raise argparse.ArgumentTypeError(f"--m takes positive token counts; got {text!r}")
+    return ms
+
+
+def parse_fix(text: str) -> tuple[str, int]:
+    """--fix NAME=VALUE: a knob value the swept schedules must have."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.startswith("QCT_") or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"--fix takes NAME=VALUE with a QCT_ knob, like "
+                                         f"QCT_THREADS=256; got {text!r}")
+    return name, int(value)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m qct.bench.probe", description=__doc__)
     parser.add_argument("kernels", nargs="*", help="generated kernel names (default: all dense)")
     parser.add_argument("--generated", type=Path, default=Path("generated"))
-    parser.add_argument("--m", type=int, default=suite.HEADLINE[0])
+    parser.add_argument("--m", type=parse_ms, default=[suite.HEADLINE[0]],
+                        help="token count(s), comma-separated (default 32768)")
     parser.add_argument("--k", type=int, default=suite.HEADLINE[1])
     parser.add_argument("--groups", type=int, default=32, help="groups for ragged kernels")
     parser.add_argument("--launches", type=int, default=0,
                         help="only launch each kernel (default schedule) this many times")
+    parser.add_argument("--fix", type=parse_fix, action="append", default=[], metavar="NAME=VALUE",
+                        help="sweep only schedules with this knob value (repeatable)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="time only each kernel's default schedule")
     parser.add_argument("--json", type=Path, help="also write the timings here")
     opts = parser.parse_args(argv)
+    fixed = dict(opts.fix)
     import torch
 
     metas = suite.load_metas(opts.generated)
@@ -44,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     spin = timing.SpinCalibration(torch)
     copy_gbps = None if opts.launches else timing.copy_bandwidth(torch, spin)[0]
     l2 = timing.l2_bytes(torch)
-    bank = suite.SourceBank(torch, opts.m, realistic=True)
-    M, K = opts.m, opts.k
+    bank = suite.SourceBank(torch, max(opts.m), realistic=True)
+    K = opts.k
     rows = []
-    for name in names:
+    for name, M in itertools.product(names, opts.m):
         meta = metas[name]
         groups = opts.groups if meta["spec"].get("ragged") else 0
         offsets_np = suite.verify.make_offsets(meta, M, groups, suite.SEED) if groups else None
@@ -55,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         nbytes = floor.floor_bytes(meta["spec"], M, K,
                                    None if offsets_np is None else offsets_np.tolist()).total
         cu = opts.generated / meta["cuda_source"]
-        for sched in ([None] if opts.launches else schedules(meta)):
+        for sched in ([None] if opts.launches else schedules(meta, fixed, opts.defaults)):
             kernel = qct.load(cu, schedule=sched)
             count = 1 if opts.launches else timing.rotation_sets(nbytes, l2)
             sets = suite.buffer_sets(torch, bank, meta, kernel, M, K, count, offsets)
@@ -68,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             t = timing.time_launches(torch, spin, lambda i: kernel(**sets[i % len(sets)]), 200)
             gbps = nbytes / t.median_us / 1e3
             pct = f" {100 * gbps / copy_gbps:5.1f}% copy" if copy_gbps else ""
-            print(f"{name:<34} {json.dumps(kernel.schedule):<44} {t.median_us:9.1f} us "
+            shape = f" M={M}" if len(opts.m) > 1 else ""
+            print(f"{name:<34}{shape} {json.dumps(kernel.schedule):<44} {t.median_us:9.1f} us "
                   f"{gbps:7.0f} GB/s{pct}", flush=True)
             rows.append({"kernel": name, "schedule": kernel.schedule, "M": M, "K": K,
                          "groups": groups, "median_us": t.median_us, "gbps": gbps})
