@@ -232,8 +232,8 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     except that when the grid would give fewer than two CTAs per SM, less work per CTA is taken
     (smaller QCT_M_TILES / QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first, then fewer QCT_THREADS)
     until it does or nothing smaller is legal. Small tensors are latency-bound: more CTAs put more
-    loads in flight. QCT_M_TILES goes first: it only saves scale stores, which matter where the
-    L2 is busy, i.e. at large M."""
+    loads in flight. QCT_M_TILES goes first: it was worth 3% at M = 32768 on the H200
+    (docs/device-library.md), less than the CTAs it costs a small grid."""
     from qct.bench.floor import eval_shape
 
     knobs = meta["schedule"]["knobs"]

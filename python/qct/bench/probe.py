@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import qct
-from qct.bench import floor, suite, timing
+from qct.bench import suite, timing
 
 
 def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
@@ -85,10 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, M in itertools.product(names, opts.m):
         meta = metas[name]
         groups = opts.groups if meta["spec"].get("ragged") else 0
-        offsets_np = suite.verify.make_offsets(meta, M, groups, suite.SEED) if groups else None
-        offsets = None if offsets_np is None else torch.from_numpy(offsets_np).to("cuda")
-        nbytes = floor.floor_bytes(meta["spec"], M, K,
-                                   None if offsets_np is None else offsets_np.tolist()).total
+        _, offsets, fb = suite.shape_inputs(torch, meta, M, K, groups)
+        nbytes = fb.total
         cu = opts.generated / meta["cuda_source"]
         for sched in ([None] if opts.launches else schedules(meta, fixed, opts.defaults)):
             kernel = qct.load(cu, schedule=sched)

@@ -220,6 +220,16 @@ class SourceBank:
         return {name: torch.roll(t, shifts=37 * i, dims=0) for name, t in tensors.items()}
 
 
+def shape_inputs(torch: Any, meta: dict[str, Any], M: int, K: int,
+                 groups: int) -> tuple[np.ndarray | None, Any, floor.FloorBytes]:
+    """A shape's offsets (host and device; None when dense) and its floor bytes. The offsets come
+    from one seed, so a kernel, its peer and the probe see the same groups at the same shape."""
+    offsets_np = verify.make_offsets(meta, M, groups, SEED) if groups else None
+    fb = floor.floor_bytes(meta["spec"], M, K, None if offsets_np is None else offsets_np.tolist())
+    offsets = None if offsets_np is None else torch.from_numpy(offsets_np).to(DEVICE)
+    return offsets_np, offsets, fb
+
+
 def buffer_sets(torch: Any, bank: SourceBank, meta: dict[str, Any], kernel: Any, M: int, K: int,
                 count: int, offsets: Any = None) -> list[dict[str, Any]]:
     """`count` launch argument sets for `kernel`: rotated sources (bank), the offsets if ragged,
@@ -288,14 +298,11 @@ class Bench:
 
     def time_kernel(self, name: str, M: int, K: int, groups: int = 0) -> Row | None:
         meta, kernel = self.metas[name], self.kernel_at(name, M, K, groups)
-        offsets_np = verify.make_offsets(meta, M, groups, SEED) if groups else None
-        fb = floor.floor_bytes(meta["spec"], M, K, None if offsets_np is None else offsets_np.tolist())
+        offsets_np, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
         row = Row("qct-ragged" if groups else "qct", name, M, K, groups, fb.total,
                   schedule=kernel.schedule)
         if self.out_of_time(row):
             return None
-        offsets = None if offsets_np is None else \
-            self.torch.from_numpy(offsets_np).to(DEVICE)
         if groups:
             capacity = sum(floor.buffer_bytes(meta, M, K, groups).values())
             row.extra["capacity_bytes"] = capacity
@@ -369,12 +376,10 @@ class Bench:
         groups = RAGGED_GROUPS[0] if meta["spec"].get("ragged") is not None else 0
         kernel = self.kernel_at(name, M, K, groups)
         peer = peers.peer_for(meta)
-        offsets_np = verify.make_offsets(meta, M, groups, SEED) if groups else None
-        fb = floor.floor_bytes(meta["spec"], M, K, None if offsets_np is None else offsets_np.tolist())
+        _, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
         row = Row("torch-compile" if compiled else "torch-eager", name, M, K, groups, fb.total)
         if self.out_of_time(row, EST_COMPILE_S if compiled else 2.0) or peer is None:
             return
-        offsets = None if offsets_np is None else self.torch.from_numpy(offsets_np).to(DEVICE)
         sets = self.sets_for(meta, M, K, fb.total, offsets, kernel)
         inputs = [peers.peer_inputs(meta, s) for s in sets]
         fn: Callable[..., Any] = peer
