@@ -214,12 +214,8 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     case Format::FP32:
       rowb = "4*QCT_TILE_K";
       break;
-    case Format::MXFP4:
-      // Twice the raw row: the aligned fp8 column pass (col_pass.cuh)
-      // transposes fp8 bytes through the same area.
-      rowb = "QCT_TILE_K";
-      scb = "4*QCT_TILE_K";
-      break;
+    case Format::MXFP4: // twice the raw row: the aligned fp8 column pass
+                        // (col_pass.cuh) transposes fp8 bytes through it
     case Format::MXFP8_E4M3:
     case Format::MXFP8_E5M2:
       rowb = "QCT_TILE_K";

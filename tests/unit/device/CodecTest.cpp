@@ -423,16 +423,15 @@ template <dev::Fmt SF, typename O, int N> void checkPow2SourceBlocks(long long &
               : (t % 11 == 0 ? bits(float(std::ldexp(1.5, k)))
                              : (uint32_t(std::max(1, std::min(254, k + 127)))
                                 << 23));
-    int kk = 0;
+    int kk = 0, frexpExp = 0;
     const bool fast = dev::pow2_source_scale<SF>(scale, kk);
     const double sv = srcMx ? ref::pow2(int(scale) - 127) : double(f32(scale));
-    const bool isPow2 = std::frexp(sv, &kk) == 0.5;
+    const bool isPow2 = std::frexp(sv, &frexpExp) == 0.5;
     if (!fast) {
       ASSERT_TRUE(!isPow2 || std::abs(std::ilogb(sv)) > 100) << scale;
       continue;
     }
     ASSERT_TRUE(isPow2) << scale;
-    dev::pow2_source_scale<SF>(scale, kk);
     float v[N];
     double x[N];
     for (int i = 0; i < N; ++i) {
@@ -602,8 +601,8 @@ TEST(DeviceCodec, Mxfp4FloorFromBf16Codes) {
       amax = std::max(amax, uint32_t(x[i] & 0x7FFF));
     }
     uint8_t want[32];
-    const uint32_t wantScale =
-        ref::quantizeMxBlock(v, 32, ref::kE2M1, false, want);
+    using O = dev::Out<dev::Fmt::mxfp4, dev::Layout::row, 32, dev::Scale::floor>;
+    const uint32_t wantScale = qct::test::referenceBlock<O, 32>(v, want);
     const bool ok = dev::mxfp4_floor_bf16<16, 1>(w, nib, scale);
     // Taken exactly when finite with amax 0 or amax >= 2^-122.
     ASSERT_EQ(ok, !special && (amax == 0 || amax >= 0x0280))
@@ -655,7 +654,9 @@ template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
       special |= !std::isfinite(v[i]);
     }
     uint8_t want[128];
-    const uint32_t wantScale = bits(ref::quantizeFp8Pow2Block(v, 128, F, want));
+    using O = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
+                       dev::Layout::row, 128, dev::Scale::pow2>;
+    const uint32_t wantScale = qct::test::referenceBlock<O, 128>(v, want);
     const bool ok = dev::fp8_pow2_bf16<E5M2, 64, 1>(w, q, scale);
     ASSERT_EQ(ok, !special);
     ++n;
@@ -737,8 +738,9 @@ bool checkFp8Mxfp4Block(const uint8_t (&c)[32], uint32_t sfield) {
   if (!fast || !wantFast)
     return false;
   uint8_t want[32];
-  const uint32_t wantScale =
-      ref::quantizeMxBlock(x, 32, ref::kE2M1, Rceil, want);
+  using O = dev::Out<dev::Fmt::mxfp4, dev::Layout::row, 32,
+                     Rceil ? dev::Scale::rceil : dev::Scale::floor>;
+  const uint32_t wantScale = qct::test::referenceBlock<O, 32>(x, want);
   EXPECT_EQ(scale, wantScale)
       << "amax code " << amaxCode << " sfield " << sfield;
   for (int i = 0; i < 32; ++i) {

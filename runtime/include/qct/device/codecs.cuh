@@ -602,15 +602,18 @@ QCT_HD void e2m1_block_to_bf16(const u32 (&codes)[4], u32 b, u32 (&out)[16]) {
   const u32 lo_a = prmt(w01, w23, 0x6420), lo_b = prmt(w45, w67, 0x6420);
   const u32 hi_a = prmt(w01, w23, 0x7531), hi_b = prmt(w45, w67, 0x7531);
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const u32 m = codes[i / 2] & 0x77777777u;
+  for (int i = 0; i < 4; ++i) {
+    const u32 m = codes[i] & 0x77777777u;
     u32 s[2];
-    e2m1_sign_bytes(codes[i / 2], s[0], s[1]);
-    const u32 x = i % 2 ? m >> 16 : m; // prmt reads 16 selector bits: 4 codes
-    const u32 lo = prmt(lo_a, lo_b, x);
-    const u32 hi = prmt(hi_a, hi_b, x) | (s[i % 2] & 0x80808080u);
-    out[2 * i] = prmt(lo, hi, 0x5140);
-    out[2 * i + 1] = prmt(lo, hi, 0x7362);
+    e2m1_sign_bytes(codes[i], s[0], s[1]);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) { // prmt reads 16 selector bits: 4 codes
+      const u32 x = h ? m >> 16 : m;
+      const u32 lo = prmt(lo_a, lo_b, x);
+      const u32 hi = prmt(hi_a, hi_b, x) | (s[h] & 0x80808080u);
+      out[4 * i + 2 * h] = prmt(lo, hi, 0x5140);
+      out[4 * i + 2 * h + 1] = prmt(lo, hi, 0x7362);
+    }
   }
 }
 

@@ -353,9 +353,7 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
         // ragged kernel's partial tiles).
         u32 w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         if (r < g.nt) {
-          const u32 codes[4] = {sv[u].raw.w[0], sv[u].raw.w[1],
-                                sv[u].raw.w[2], sv[u].raw.w[3]};
-          aligned_e2m1_block<O::e5m2>(codes, sv[u].scale, se, w);
+          aligned_e2m1_block<O::e5m2>(sv[u].raw.w, sv[u].scale, se, w);
         }
         const int sw = (r >> 4) & CM;
         u8 *rowp = s_f8 + r * RSF;

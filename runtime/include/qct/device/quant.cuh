@@ -97,19 +97,28 @@ QCT_HD bool warp_all(bool p) {
 #endif
 }
 
+/// The biased exponent of a power-of-two source scale (f32 scale_inv bits of
+/// an FP8 1x128 source, e8m0 byte of an MX source), or 0xFFFFFFFF when the
+/// scale is no normal positive power of two (then mxfp4_from_fp8_codes
+/// declines). Zero, subnormal, negative, Inf and NaN scales (contract D2) all
+/// take the general path.
+template <Fmt F> QCT_HD u32 pow2_scale_field(u32 scale) {
+  if constexpr (FmtTraits<F>::mx) {
+    return scale <= 254 ? scale : 0xFFFFFFFFu;
+  } else {
+    const u32 e = scale >> 23;
+    return (scale & 0x807FFFFFu) == 0 && e - 1 < 254 ? e : 0xFFFFFFFFu;
+  }
+}
+
 /// Whether a quantized source's scale is 2^k with |k| <= 100 (every MX scale
 /// byte in [27, 227]; an FP8 1x128 scale_inv that is a positive power of two
 /// in that range, as `pow2` sources have). Then element * scale is an exact
 /// normal fp32 for every nonzero finite element (magnitudes 2^-16..57344):
 /// the element's fp32 bits plus k in the exponent field.
 template <Fmt F> QCT_HD bool pow2_source_scale(u32 scale, int &k) {
-  if constexpr (FmtTraits<F>::mx) {
-    k = (int)scale - 127;
-  } else {
-    if ((scale & 0x807FFFFFu) != 0) // negative, or a mantissa: not 2^k
-      return false;
-    k = (int)(scale >> 23) - 127;
-  }
+  // pow2_scale_field's "not a power of two" (all ones) gives k = -128.
+  k = (int)pow2_scale_field<F>(scale) - 127;
   return k >= -100 && k <= 100;
 }
 
@@ -410,20 +419,6 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
 // FMA pipe, two elements per bf16x2 fma, into bf16 values whose codes are the
 // e2m1 codes shifted left by 6 (see mxfp4_from_fp8_codes).
 
-/// The biased exponent of a power-of-two source scale (f32 scale_inv bits of
-/// an FP8 1x128 source, e8m0 byte of an MX source), or 0xFFFFFFFF when the
-/// scale is no normal positive power of two (then mxfp4_from_fp8_codes
-/// declines). Zero, subnormal, negative, Inf and NaN scales (contract D2) all
-/// take the general path.
-template <Fmt F> QCT_HD u32 pow2_scale_field(u32 scale) {
-  if constexpr (FmtTraits<F>::mx) {
-    return scale <= 254 ? scale : 0xFFFFFFFFu;
-  } else {
-    const u32 e = scale >> 23;
-    return (scale & 0x807FFFFFu) == 0 && e - 1 < 254 ? e : 0xFFFFFFFFu;
-  }
-}
-
 /// The magnitudes of the four fp8 codes of word w as bf16 codes, elements 0
 /// and 2 in `ev`, 1 and 3 in `od` (low half first). The masks drop the signs.
 template <bool E5M2> QCT_HD void fp8_mags_bf16(u32 w, u32 &ev, u32 &od) {
@@ -474,13 +469,12 @@ QCT_HD bool mxfp4_from_fp8_codes(const u32 (&w)[NW], u32 sfield,
 #pragma unroll
   for (int j = 0; j < NW; ++j)
     fp8_mags_bf16<SrcE5M2>(w[j], ev[j], od[j]);
-  u32 m = vmax_u16x2(ev[0], od[0]);
+  u32 pair_max[NW];
 #pragma unroll
-  for (int j = 1; j < NW; ++j)
-    m = vmax_u16x2(m, vmax_u16x2(ev[j], od[j]));
-  m = vmax_u16x2(m, prmt(m, 0, 0x1032)); // both halves: the max of the two
-  m = group_max<L>(m);
-  const u32 a = m & 0xFFFFu; // the block maximum's bf16 magnitude code
+  for (int j = 0; j < NW; ++j)
+    pair_max[j] = vmax_u16x2(ev[j], od[j]);
+  // the block maximum's bf16 magnitude code
+  const u32 a = bf16_block_amax<NW, L>(pair_max) & 0xFFFFu;
   // The largest finite magnitude: e4m3 0x7E (0x7F is NaN), e5m2 0x7B (0x7C
   // Inf, above NaN).
   constexpr u32 amax_finite = SrcE5M2 ? 0x7Bu << 5 : 0x7Eu << 4;

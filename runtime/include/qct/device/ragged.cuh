@@ -79,14 +79,12 @@ QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
           before.s32 + inc.s32 - v.s32};
 }
 
-/// Reads and validates the offsets and computes the group prefix sums. If
-/// s_o is not null, stores o[0..G] and the sums for 0..G into the four shared
-/// arrays. Writes the padded offsets p[0..G] if the config asks (only when
-/// `write` is set, so one CTA does it). Returns false for bad offsets, after
-/// raising QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
+/// Reads and validates the offsets and writes the padded offsets p[0..G] if
+/// the config asks: the row family's ragged work, done by one CTA (the tile
+/// family's is locate_tile). Returns false for bad offsets, after raising
+/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
 template <typename Rag, int THREADS>
-QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p,
-                         i64 *s_t, i64 *s_s, bool write) {
+QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M) {
   using OffT = typename Rag::offset_t;
   const OffT *off = static_cast<const OffT *>(args.offsets);
   OffT *poff = static_cast<OffT *>(args.padded_offsets);
@@ -110,17 +108,8 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p,
       }
       GroupSums tot;
       const GroupSums ex = block_exclusive_scan<THREADS>(v, tot);
-      if (g < G) {
-        const i64 p = carry.p + ex.p;
-        if (s_o) {
-          s_o[g] = lo;
-          s_p[g] = p;
-          s_t[g] = carry.t128 + ex.t128;
-          s_s[g] = carry.s32 + ex.s32;
-        }
-        if (Rag::write_padded && write && poff)
-          poff[g] = (OffT)p;
-      }
+      if (Rag::write_padded && g < G && poff)
+        poff[g] = (OffT)(carry.p + ex.p);
       carry.p += tot.p;
       carry.t128 += tot.t128;
       carry.s32 += tot.s32;
@@ -128,13 +117,7 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M, i64 *s_o, i64 *s_p,
     if (threadIdx.x == 0) {
       if ((i64)off[0] != 0 || (i64)off[G] != M)
         bad = true;
-      if (s_o) {
-        s_o[G] = M;
-        s_p[G] = carry.p;
-        s_t[G] = carry.t128;
-        s_s[G] = carry.s32;
-      }
-      if (Rag::write_padded && write && poff)
+      if (Rag::write_padded && poff)
         poff[G] = (OffT)carry.p;
     }
   }

@@ -167,7 +167,7 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     const int b = (int)sv.scale;
     const int bmax = group_max<L>(b <= 254 ? b : -1);
     const int se = aligned_scale_exp(bmax, 2, F.emax);
-    const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
+    const u32(&codes)[4] = sv.raw.w;
     u32 w[8];
     aligned_e2m1_block<O::e5m2>(codes, sv.scale, se, w);
     store_lane_row<32, CoopThreads>(static_cast<u8 *>(args.out[OI]) + lin, w,
@@ -194,7 +194,7 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     // blocks, extreme scales) the exact path element by element.
     if (CoopThreads == 0 && !valid)
       return;
-    const u32 codes[4] = {sv.raw.w[0], sv.raw.w[1], sv.raw.w[2], sv.raw.w[3]};
+    const u32(&codes)[4] = sv.raw.w;
     u32 w[16];
     if (sv.scale >= 2 && sv.scale <= 252) {
       e2m1_block_to_bf16(codes, sv.scale, w);
@@ -314,8 +314,7 @@ QCT_DEV void row_kernel(const qct_kernel_args &args) {
     // Row outputs ignore the groups; one CTA still checks the offsets and
     // writes the padded offsets the spec asks for.
     if (blockIdx.x == 0)
-      scan_groups<typename Cfg::ragged, THREADS>(args, M, nullptr, nullptr,
-                                                 nullptr, nullptr, true);
+      scan_groups<typename Cfg::ragged, THREADS>(args, M);
   }
   const i64 nvec = M * K / N;
   const i64 base = (i64)blockIdx.x * (THREADS * UNROLL) + threadIdx.x;

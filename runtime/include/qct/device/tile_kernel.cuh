@@ -47,14 +47,6 @@ template <typename Cfg, int TILE_K> QCT_HD constexpr int tile_row_bytes() {
   return S::fmt == Fmt::mxfp4 ? TILE_K : TILE_K * S::T::elem_bits / 8;
 }
 
-/// Dynamic shared memory of the tile family (docs/device-library.md).
-template <typename Cfg, int TILE_K>
-QCT_HD constexpr long long tile_smem_bytes() {
-  using S = typename Cfg::src;
-  constexpr long long scb = S::T::mx ? 4LL * TILE_K : (S::T::fp8 ? 512LL : 0LL);
-  return 128 * (tile_row_bytes<Cfg, TILE_K>() + 16) + scb;
-}
-
 /// The geometry of one CTA's tile.
 struct TileGeom {
   i64 t0;    // first source row (token)
@@ -342,8 +334,9 @@ QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
 
 /// The tile-family kernel body. Launch (docs/device-library.md): block
 /// (THREADS), grid (dense: cdiv(M, 128 * M_TILES), ragged: tiles;
-/// cdiv(K, TILE_K * K_TILES)), dynamic smem tile_smem_bytes. A CTA owns
-/// M_TILES consecutive tiles of 128 tokens (ragged: one, its group lookup
+/// cdiv(K, TILE_K * K_TILES)), dynamic smem 128 * (tile_row_bytes + 16) +
+/// the source scale bytes (the metadata's expression, Metadata.cpp). A CTA
+/// owns M_TILES consecutive tiles of 128 tokens (ragged: one, its group lookup
 /// done once) and, for each of them, K_TILES consecutive tiles of TILE_K
 /// features: M outer, K inner, so the source scales of a token row's K
 /// span are read once per M tile.
