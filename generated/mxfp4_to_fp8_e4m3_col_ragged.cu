@@ -9,10 +9,10 @@
 #define QCT_THREADS 256
 #endif
 #ifndef QCT_TILE_K
-#define QCT_TILE_K 128
+#define QCT_TILE_K 256
 #endif
 #ifndef QCT_K_TILES
-#define QCT_K_TILES 2
+#define QCT_K_TILES 1
 #endif
 #ifndef QCT_M_TILES
 #define QCT_M_TILES 1

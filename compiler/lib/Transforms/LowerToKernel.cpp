@@ -121,22 +121,32 @@ struct QCTLowerToKernelPass
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
       // A tile must hold whole row-output blocks (the device library
       // static_asserts it): a 1x128 row output rules out 64-wide tiles.
+      // The mxfp4 source's aligned pass also offers 256: each tile then
+      // loads whole 128-byte lines of its token rows (128 features are
+      // half a line). Default 256 without row outputs: on the H200 (M =
+      // 32768, K = 7168) the dense mxfp4 -> fp8 col kernel ran 123 us at
+      // 256 (no prefetch) against 131 at 128 (K_TILES 2, M_TILES 4).
+      bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
+      bool alignedPass = mxfp4 && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
-      for (int64_t w : {64, 128})
-        if (w >= widestRowBlock)
+      for (int64_t w : {64, 128, 256})
+        if (w >= widestRowBlock && (w < 256 || alignedPass))
           widths.push_back(w);
-      knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths,
-                                    fp32 && widths.front() == 64 ? 64 : 128));
+      int64_t tileK = fp32 && widths.front() == 64 ? 64 : 128;
+      if (alignedPass && !anyRow)
+        tileK = 256;
+      knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths, tileK));
       // Tiles of TILE_K features per CTA, along K: an mxfp4 source's aligned
       // column pass prefetches the next tile while it stores this one (a
       // latency-bound kernel: more bytes in flight), and a ragged CTA looks
       // its group up once for all of them. Elsewhere more tiles per CTA only
-      // cost registers, so only 1 is offered. Default 2: on the H200 the
-      // dense mxfp4 -> fp8 col kernel ran 136 us at 2, 142 at 1, 145 at 4.
-      bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
+      // cost registers, so only 1 is offered. Default 2 at TILE_K 128: on
+      // the H200 the dense mxfp4 -> fp8 col kernel ran 136 us at 2, 142 at
+      // 1, 145 at 4; 1 at TILE_K 256, which does not prefetch.
       bool ragged = kernel.getRagged().has_value();
       if (mxfp4 || ragged)
-        knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, 2));
+        knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4},
+                                      tileK == 256 ? 1 : 2));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1}, 1));
       // Consecutive 128-token tiles per CTA, along M: a dense CTA whose col

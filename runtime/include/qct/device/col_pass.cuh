@@ -254,7 +254,7 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
   const int n = left < 0 ? 0 : (left < 16 ? left : 16);
   u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * g.C;
   if (n > 0)
-    store_bytes<16>(rowp + g.col0 + r0, w, n);
+    store_bytes<16, /*Stream=*/false>(rowp + g.col0 + r0, w, n);
   if (kScale && c == 0 && g.nb > 0) {
     const i64 idx = O::scale_layout == ScaleLayout::row_major
                         ? kf * g.scols + g.sb

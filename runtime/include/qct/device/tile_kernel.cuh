@@ -304,6 +304,8 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// threads; the group geometry stays live across the tiles). The bf16 pass
 /// with M_TILES > 1 at 256 threads asks for 3 (80 registers, which it needs
 /// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
+/// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
+/// so at 128 threads it asks for 6 (80 registers for its 8 vectors).
 /// Every other pass keeps 1: ptxas may use the whole register file (their
 /// quantization would spill under a cap).
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1>
@@ -313,7 +315,7 @@ QCT_HD constexpr int tile_min_blocks() {
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
   if (THREADS == 128)
-    return Cfg::ragged::enabled ? 6 : 8;
+    return Cfg::ragged::enabled || TILE_K == 256 ? 6 : 8;
   return Cfg::ragged::enabled ? 4 : 5;
 }
 
@@ -357,13 +359,18 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   using Rag = typename Cfg::ragged;
   static_assert(Cfg::any_col, "without a col output use the row family");
   static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
-  static_assert(TILE_K == 64 || TILE_K == 128, "QCT_TILE_K: 64, 128");
   static_assert(TILE_K >= Cfg::max_row_block,
                 "QCT_TILE_K must cover a row output block");
   constexpr int N = S::vec;
   constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
   constexpr int DATA = 128 * (tile_row_bytes<Cfg, TILE_K>() + 16);
   using Plan = ColPlan<Cfg>;
+  // 256 features (a whole 128-byte line of each mxfp4 token row per tile)
+  // only for the aligned pass: other sources' rows are wider than the 48 KiB
+  // of shared memory a launch gets without an opt-in allow.
+  static_assert(TILE_K == 64 || TILE_K == 128 ||
+                    (TILE_K == 256 && Plan::aligned_e2m1),
+                "QCT_TILE_K: 64, 128 (256: mxfp4 -> aligned fp8 col only)");
   constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
   static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
   static_assert(K_TILES == 1 || K_TILES == 2 || K_TILES == 4,
@@ -469,8 +476,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // to shared memory before the M tile's first K tile is converted (only
   // the row's own lanes, in the same warp, read them: __syncwarp
   // suffices), so they hold no registers across the K tiles, and every
-  // tile reads its scale bytes from there.
-  constexpr bool kSpanScales = S::fmt == Fmt::mxfp4 && K_TILES > 1;
+  // tile reads its scale bytes from there. At TILE_K 256 a tile's 8 scale
+  // bytes of a row are one sector already, and the span's registers spilled:
+  // each vector loads its own byte there.
+  constexpr bool kSpanScales =
+      S::fmt == Fmt::mxfp4 && K_TILES > 1 && TILE_K <= 128;
   constexpr int SPAN = K_TILES * NV;
   __shared__ __align__(16) u8 s_span[kSpanScales ? 128 * SPAN : 1];
   u32 scw[kSpanScales ? LOADS : 1];
@@ -579,9 +589,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // gain is the amortized ragged lookup and the scale stores).
   // (K_TILES 1 loads the source scales with the vectors: at 4 vectors per
   // thread, 128 threads, two tiles of them do not fit the 64 registers of
-  // tile_min_blocks without spills, so that schedule does not prefetch.)
+  // tile_min_blocks without spills, so that schedule does not prefetch.
+  // Nor does TILE_K 256, for the same reason: a second tile of 4 or 8
+  // vectors spilled under the cap; its whole-line loads ran faster without
+  // it than TILE_K 128 with it, docs/performance.md.)
   constexpr bool kPrefetch =
-      Plan::aligned_e2m1 && (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
+      Plan::aligned_e2m1 && TILE_K <= 128 &&
+      (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
   // Whether the prefetch crosses M tiles. Only with K_TILES 1 (no span
   // scales): with K_TILES > 1 the next M tile's first vectors and span
   // scales, live across this tile's pass, spilled under the 48 / 64
