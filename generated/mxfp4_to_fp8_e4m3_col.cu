@@ -15,7 +15,7 @@
 #define QCT_K_TILES 1
 #endif
 #ifndef QCT_M_TILES
-#define QCT_M_TILES 4
+#define QCT_M_TILES 1
 #endif
 #ifndef QCT_GROUP_M
 #define QCT_GROUP_M 1

@@ -213,11 +213,12 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
     assert tuning.is_legal(row, small)
     assert small["QCT_UNROLL"] < defaults["QCT_UNROLL"]
     tile = _meta("mxfp4_to_fp8_e4m3_col")
-    # Small M: fewer tiles per CTA along K come first (more CTAs, more loads in flight).
+    # Small M: less work per CTA (its defaults are one tile of 256 features, so narrower
+    # tiles; more CTAs, more loads in flight).
     small_tile = tuning.heuristic_schedule(tile, 128, 7168)
     assert tuning.is_legal(tile, small_tile)
-    assert small_tile["QCT_K_TILES"] < \
-        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_K_TILES"]
+    assert small_tile["QCT_TILE_K"] < \
+        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_TILE_K"]
     # QCT_THREADS does not change a tile kernel's grid, so the heuristic leaves it alone.
     assert tuning.heuristic_schedule(tile, 1, 2048)["QCT_THREADS"] == \
         {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_THREADS"]
@@ -225,11 +226,13 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
 
 def test_heuristic_shrinks_m_tiles_first() -> None:
     # A dense kernel whose col pass buffers the scales of several M tiles: with QCT_M_TILES
-    # defaulting to 4, a grid of under two CTAs per SM gives up M tiles before K tiles.
+    # defaulting to 4 (the col kernel's defaults at TILE_K 128 before 256 became its default,
+    # set here), a grid of under two CTAs per SM gives up M tiles before K tiles.
     tile = _meta("mxfp4_to_fp8_e4m3_col")
     knobs = {k["name"]: k for k in tile["schedule"]["knobs"]}
     assert knobs["QCT_M_TILES"]["values"] == [1, 2, 4]
-    assert knobs["QCT_M_TILES"]["default"] == 4
+    knobs["QCT_M_TILES"]["default"], knobs["QCT_K_TILES"]["default"] = 4, 2
+    knobs["QCT_TILE_K"]["default"] = 128
     defaults = {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}
     # 2048 tokens x 7168 features: 4 x 28 = 112 CTAs at the defaults (M_TILES 4, K_TILES 2).
     small = tuning.heuristic_schedule(tile, 2048, 7168)

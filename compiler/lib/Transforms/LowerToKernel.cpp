@@ -121,20 +121,19 @@ struct QCTLowerToKernelPass
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
       // A tile must hold whole row-output blocks (the device library
       // static_asserts it): a 1x128 row output rules out 64-wide tiles.
-      // The mxfp4 source's aligned pass also offers 256: each tile then
-      // loads whole 128-byte lines of its token rows (128 features are
-      // half a line). Default 256 without row outputs: on the H200 (M =
-      // 32768, K = 7168) the dense mxfp4 -> fp8 col kernel ran 123 us at
-      // 256 (no prefetch) against 131 at 128 (K_TILES 2, M_TILES 4).
+      // The mxfp4 source's aligned pass without row outputs also offers 256
+      // (the default): each tile then loads whole 128-byte lines of its
+      // token rows (128 features are half a line). On the H200 (M =
+      // 32768, K = 7168) the dense mxfp4 -> fp8 col kernel ran 119.5 us at
+      // 256 (K_TILES 1, no prefetch) against 127.6 at 128 (K_TILES 2,
+      // M_TILES 4, the best there; docs/perf/probe-2026-11-29-run10.log).
       bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
-      bool alignedPass = mxfp4 && fastColPass(kernel, cols);
+      bool wideTiles = mxfp4 && !anyRow && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
       for (int64_t w : {64, 128, 256})
-        if (w >= widestRowBlock && (w < 256 || alignedPass))
+        if (w >= widestRowBlock && (w < 256 || wideTiles))
           widths.push_back(w);
-      int64_t tileK = fp32 && widths.front() == 64 ? 64 : 128;
-      if (alignedPass && !anyRow)
-        tileK = 256;
+      int64_t tileK = wideTiles ? 256 : fp32 && widths.front() == 64 ? 64 : 128;
       knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths, tileK));
       // Tiles of TILE_K features per CTA, along K: an mxfp4 source's aligned
       // column pass prefetches the next tile while it stores this one (a
@@ -156,15 +155,13 @@ struct QCTLowerToKernelPass
       // each is a 4-byte store to its own L2 sector). Ragged tiles are not
       // consecutive in the scale columns' sense (one group lookup per
       // tile), and the generic pass gains nothing from it: only 1 there.
-      // Default 4 for the mxfp4 source's aligned pass without row outputs,
-      // which prefetches across M tiles (H200, M = 32768, K = 7168: 132 us
-      // at 4, 137 at 1); 1 where that is unmeasured (row outputs too) and
-      // for the bf16 pass, which at 128 threads ran twice as long at 2
+      // Default 1: at the aligned pass's default TILE_K 256 the dense mxfp4
+      // -> fp8 col kernel ran 119.5 us at 1, 119.9 at 2, 121.7 at 4 (H200,
+      // M = 32768, K = 7168; at TILE_K 128 4 had won, 132 against 137 us);
+      // the bf16 pass at 128 threads ran twice as long at 2
       // (docs/perf/probe-2026-11-29-run11.log).
       if (!ragged && fastColPass(kernel, cols))
-        knobs.push_back(KnobAttr::get(
-            ctx, "QCT_M_TILES", {1, 2, 4},
-            mxfp4 && !anyRow ? 4 : 1));
+        knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1, 2, 4}, 1));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1}, 1));
       // CTA raster order (tile_kernel.cuh): GROUP_M CTAs along M before the

@@ -75,10 +75,11 @@ qct.kernel @tile_row128 attributes {spec_hash = ""} {
 // -----
 
 // A dense mxfp4 source whose only output is an aligned fp8 col (the fused
-// convert): K tiles (the prefetching pass), M tiles 1, 2, 4 with default 4
-// (measured on the H200), and no raster bands (slower for this source).
+// convert): tiles of 256 features too (default: whole source lines), K
+// tiles (default 1 at 256: no prefetch there), M tiles 1, 2, 4 (default 1,
+// measured on the H200), and no raster bands (slower for this source).
 // CHECK-LABEL: qct.kernel @tile_mxfp4
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 4>, #qct.knob<"QCT_GROUP_M", [1], 1>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128, 256], 256>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>]
 qct.kernel @tile_mxfp4 attributes {spec_hash = ""} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
   %1 = qct.transpose %0 : !qct.tile<mxfp4, row> -> !qct.tile<mxfp4, col>
@@ -89,10 +90,11 @@ qct.kernel @tile_mxfp4 attributes {spec_hash = ""} {
 
 // -----
 
-// The same with a row output beside it, here an unblocked bf16 decode: the
-// M-tile default stays 1 (unmeasured with row outputs).
+// The same with a row output beside it, here an unblocked bf16 decode: no
+// 256-feature tiles (unmeasured with row outputs, whose registers the wide
+// tile would crowd), so K tiles default to 2 (the prefetching pass).
 // CHECK-LABEL: qct.kernel @tile_mxfp4_decode_row
-// CHECK-SAME:    #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>]
+// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>]
 qct.kernel @tile_mxfp4_decode_row attributes {spec_hash = ""} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
   %1 = qct.decode %0 : !qct.tile<mxfp4, row> -> !qct.tile<bf16, row>

@@ -1,0 +1,125 @@
+"""`python -m qct.bench.ceiling`: how fast a plain byte transpose runs on this GPU, as a ceiling for
+qct's col kernels.
+
+The col kernels read token rows and write feature rows (128-byte runs of 128 tokens, one per output
+row, M bytes apart). Whether that write pattern itself costs bandwidth, or qct's per-tile chain
+does, is settled by timing the data movement alone, without scales or numerics, in Triton kernels
+swept over their block shapes:
+
+- `nibble_row`: packed nibbles [M, K/2] -> one byte per nibble [M, K] (the row kernel's bytes);
+- `nibble_col`: the same bytes written transposed, [K, M] (the mxfp4 -> fp8 col kernel's bytes);
+- `byte_col`: bytes [M, K] -> [K, M].
+
+Each prints its best block shape, µs, GB/s and % of the copy bandwidth of the same run (timing.py:
+CUDA events, median, rotated inputs). GPU machine only; a developer's probe, not the benchmark of
+record. The results of each run go to docs/performance.md by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from typing import Any, Callable
+
+from qct.bench import timing
+
+
+def _kernels(triton: Any, tl: Any) -> dict[str, Any]:
+    @triton.jit
+    def nibble_row(src, dst, M, K2, BM: tl.constexpr, BK2: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rk = tl.program_id(1) * BK2 + tl.arange(0, BK2)
+        x = tl.load(src + rm[:, None] * K2 + rk[None, :])
+        y = tl.join(x & 0xF, x >> 4).reshape(BM, 2 * BK2)
+        rf = tl.program_id(1) * 2 * BK2 + tl.arange(0, 2 * BK2)
+        tl.store(dst + rm[:, None] * (2 * K2) + rf[None, :], y)
+
+    @triton.jit
+    def nibble_col(src, dst, M, K2, BM: tl.constexpr, BK2: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rk = tl.program_id(1) * BK2 + tl.arange(0, BK2)
+        x = tl.load(src + rm[:, None] * K2 + rk[None, :])
+        y = tl.join(x & 0xF, x >> 4).reshape(BM, 2 * BK2)
+        rf = tl.program_id(1) * 2 * BK2 + tl.arange(0, 2 * BK2)
+        tl.store(dst + rf[:, None] * M + rm[None, :], tl.trans(y))
+
+    @triton.jit
+    def byte_col(src, dst, M, K, BM: tl.constexpr, BK: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rk = tl.program_id(1) * BK + tl.arange(0, BK)
+        x = tl.load(src + rm[:, None] * K + rk[None, :])
+        tl.store(dst + rk[:, None] * M + rm[None, :], tl.trans(x))
+
+    return {"nibble_row": nibble_row, "nibble_col": nibble_col, "byte_col": byte_col}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m qct.bench.ceiling", description=__doc__)
+    parser.add_argument("--m", type=int, default=32768, help="tokens (default 32768)")
+    parser.add_argument("--k", type=int, default=7168, help="features (default 7168)")
+    args = parser.parse_args(argv)
+    if args.m <= 0 or args.k <= 0 or args.m % 256 or args.k % 256:
+        print(f"ceiling: --m and --k must be positive multiples of 256; got {args.m}, {args.k}",
+              file=sys.stderr)
+        return 2
+    try:
+        import torch
+        import triton
+        import triton.language as tl
+    except ImportError as e:
+        print(f"ceiling: needs torch and triton ({e})", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("ceiling: no CUDA GPU", file=sys.stderr)
+        return 2
+    M, K = args.m, args.k
+    spin = timing.SpinCalibration(torch)
+    copy_gbps, _ = timing.copy_bandwidth(torch, spin)
+    print(f"copy {copy_gbps:.0f} GB/s; M={M} K={K}")
+    kernels = _kernels(triton, tl)
+    l2 = timing.l2_bytes(torch)
+    for name, kern in kernels.items():
+        nibbles = name.startswith("nibble")
+        in_shape = (M, K // 2) if nibbles else (M, K)
+        out_shape = (M, K) if name == "nibble_row" else (K, M)
+        nbytes = in_shape[0] * in_shape[1] + out_shape[0] * out_shape[1]
+        sets = timing.rotation_sets(nbytes, l2)
+        srcs = [torch.randint(0, 256, in_shape, dtype=torch.uint8, device="cuda")
+                for _ in range(sets)]
+        dsts = [torch.empty(out_shape, dtype=torch.uint8, device="cuda") for _ in range(sets)]
+        best: tuple[float, str] | None = None
+        for bm, bk, warps in itertools.product((64, 128, 256), (32, 64, 128), (4, 8)):
+            grid = (M // bm, in_shape[1] // bk)
+
+            blocks = {"BM": bm, ("BK2" if nibbles else "BK"): bk}
+
+            def launch(i: int, grid: tuple[int, int] = grid, blocks: dict = blocks,
+                       warps: int = warps) -> None:
+                kern[grid](srcs[i % sets], dsts[i % sets], M, in_shape[1], **blocks,
+                           num_warps=warps)
+
+            try:
+                t = timing.time_launches(torch, spin, launch, iters=30)
+            except Exception as e:  # a block shape Triton cannot lower: skip it, say so
+                print(f"  {name} BM={bm} BK={bk} warps={warps}: skipped ({type(e).__name__})")
+                continue
+            label = f"BM={bm} BK={bk} warps={warps}"
+            gb = timing.gbps(nbytes, t.median_us)
+            print(f"  {name:<11} {label:<26} {t.median_us:8.1f} us {gb:6.0f} GB/s "
+                  f"{100 * gb / copy_gbps:5.1f}% copy")
+            if best is None or t.median_us < best[0]:
+                best = (t.median_us, label)
+        if best is None:
+            print(f"{name}: no block shape ran")
+            continue
+        gb = timing.gbps(nbytes, best[0])
+        print(f"{name:<11} best {best[1]:<21} {best[0]:8.1f} us {gb:6.0f} GB/s "
+              f"{100 * gb / copy_gbps:5.1f}% copy")
+        del srcs, dsts
+        torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
