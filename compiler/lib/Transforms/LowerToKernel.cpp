@@ -126,7 +126,7 @@ struct QCTLowerToKernelPass
       // token rows (128 features are half a line). On the H200 (M =
       // 32768, K = 7168) the dense mxfp4 -> fp8 col kernel ran 119.5 us at
       // 256 (K_TILES 1, no prefetch) against 127.6 at 128 (K_TILES 2,
-      // M_TILES 4, the best there; docs/perf/probe-2026-11-29-run10.log).
+      // M_TILES 4, the best there; docs/perf/probe-2026-11-29-session4.log).
       bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
       bool wideTiles = mxfp4 && !anyRow && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
