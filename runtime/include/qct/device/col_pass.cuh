@@ -55,19 +55,6 @@ QCT_HD void transpose4x4_bytes(u32 (&x)[4]) {
 
 // vmax_u16x2 (per-halfword unsigned maximum) is in codecs.cuh.
 
-/// pow2_scale_exp from the fp32 bits A of a finite amax >= 0: the smallest e
-/// with amax <= max_F * 2^e is the smallest e with A <= bits(max_F) + e * 2^23
-/// (fp32 bits are monotonic and adding e * 2^23 multiplies by 2^e while the
-/// result stays normal, which holds for every e > -127 here), so e =
-/// ceil((A - bits(max_F)) / 2^23). Amax below 2^-126 gives e <= -128, which
-/// clamps to -127 as the exact rule does; amax 0 gives 0.
-template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
-  constexpr int maxbits = E5M2 ? 0x47600000 : 0x43E00000; // 57344, 448
-  const int e = ((int)A - maxbits + 0x7FFFFF) >> 23;      // arithmetic shift
-  const int c = e < -127 ? -127 : (e > 127 ? 127 : e);
-  return A == 0 ? 0 : c;
-}
-
 /// One lane's share of the bf16 pow2 amax: the per-feature (low/high half)
 /// maximum of |x| over 16 words of 2 bf16 features; `special` says an Inf
 /// or NaN was among them, in which case NaN counts 0 and Inf max_F (bf16
@@ -279,7 +266,7 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// this tile's (its first barrier orders everything else). With MBUF (a
 /// CTA of several M tiles, docs/device-library.md) the tile's bmax per MX
 /// block goes to s_bm[0..TILE_K/32) and row_major scales are not stored here
-/// (store_m_scales_aligned writes them after the CTA's loops).
+/// (store_m_scales writes them after the CTA's loops).
 template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false,
           typename Vec>
 QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
@@ -430,7 +417,7 @@ QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
 /// zeros, which change neither amax nor the (zero) codes. With MBUF (a CTA
 /// of several M tiles) the exponents of row_major outputs go to
 /// s_e[OI * ostride + feature of the tile] instead of global memory
-/// (store_m_scales_bf16 writes them after the CTA's loops).
+/// (store_m_scales writes them after the CTA's loops).
 template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
 QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
                                 const ColStoreGeom &g, i64 k0,
@@ -492,69 +479,33 @@ QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
 // Scales of a CTA's M tiles (QCT_M_TILES)
 //===----------------------------------------------------------------------===//
 
-/// Writes the row_major scales of a CTA that ran the aligned pass on MT
-/// consecutive M tiles (tile0.., nm of them exist) x KT tiles of TILE_K
-/// features from kbase: feature kf's scales are the nm consecutive elements
-/// kf * scols + tile0.., one store_scale_run per feature instead of a 4-byte
-/// store (its own L2 sector) per feature and tile. s_bm holds each tile's
-/// bmax per MX block, tile (mi, j) at (mi * KT + j) * (TILE_K / 32); the
-/// scale is a function of bmax, as in the pass. Call after a barrier that
-/// follows the last tile's pass.
-template <typename Cfg, int THREADS, int TILE_K, int KT, int MT>
-QCT_DEV void store_m_scales_aligned(const qct_kernel_args &args,
-                                    const int *s_bm, i64 kbase, i64 K,
-                                    i64 scols, i64 tile0, int nm) {
-  constexpr int NV = TILE_K / 32;
-#pragma unroll 1
-  for (int f = threadIdx.x; f < KT * TILE_K; f += THREADS) {
-    const i64 kf = kbase + f;
-    if (kf >= K)
-      break;
-    const int *bm = s_bm + (f / TILE_K) * NV + (f % TILE_K) / 32;
-    static_for<0, Cfg::num_outputs>([&](auto oi) {
-      constexpr int OI = decltype(oi)::value;
-      using O = typename Cfg::template out<OI>;
-      if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
-        constexpr FloatFmt F = O::T::elem();
-        u32 sc[MT];
-#pragma unroll
-        for (int mi = 0; mi < MT; ++mi)
-          sc[mi] = mi < nm ? pow2_f32_bits(aligned_scale_exp(
-                                 bm[mi * KT * NV], 2, F.emax))
-                           : 0u;
-        store_scale_run<MT>(static_cast<u32 *>(args.out_scales[OI]) +
-                                kf * scols + tile0,
-                            sc, nm);
-      }
-    });
-  }
-}
-
-/// The same for the bf16 pow2 pass: s_e holds the exponents, output OI's of
-/// tile (mi, j) at OI * ostride + mi * KT * TILE_K + j * TILE_K (ostride =
-/// MT * KT * TILE_K).
-template <typename Cfg, int THREADS, int TILE_K, int KT, int MT>
-QCT_DEV void store_m_scales_bf16(const qct_kernel_args &args,
-                                 const signed char *s_e, i64 kbase, i64 K,
-                                 i64 scols, i64 tile0, int nm) {
-  constexpr int NF = KT * TILE_K;
+/// Writes the row_major scales of a CTA that ran a fast column pass on MT
+/// consecutive M tiles (tile0.., nm of them exist) x NF features from kbase:
+/// feature kf's scales are the nm consecutive elements kf * scols + tile0..,
+/// one store_scale_run per feature instead of a 4-byte store (its own L2
+/// sector) per feature and tile. exp_of(oi, f, mi) is the pow2 exponent of
+/// output oi (an integral constant), feature f of the span and M tile mi,
+/// as the pass left it in shared memory. Call after a barrier that follows
+/// the last tile's pass.
+template <typename Cfg, int THREADS, int NF, int MT, typename ExpOf>
+QCT_DEV void store_m_scales(const qct_kernel_args &args, const ExpOf &exp_of,
+                            i64 kbase, i64 K, i64 scols, i64 tile0, int nm) {
 #pragma unroll 1
   for (int f = threadIdx.x; f < NF; f += THREADS) {
     const i64 kf = kbase + f;
     if (kf >= K)
       break;
     static_for<0, Cfg::num_outputs>([&](auto oi) {
-      constexpr int OI = decltype(oi)::value;
-      using O = typename Cfg::template out<OI>;
+      using O = typename Cfg::template out<decltype(oi)::value>;
       if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
-        const signed char *e = s_e + OI * (MT * NF) + f;
         u32 sc[MT];
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi)
-          sc[mi] = mi < nm ? pow2_f32_bits(e[mi * NF]) : 0u;
-        store_scale_run<MT>(static_cast<u32 *>(args.out_scales[OI]) +
-                                kf * scols + tile0,
-                            sc, nm);
+          sc[mi] = mi < nm ? pow2_f32_bits(exp_of(oi, f, mi)) : 0u;
+        store_scale_run<MT>(
+            static_cast<u32 *>(args.out_scales[decltype(oi)::value]) +
+                kf * scols + tile0,
+            sc, nm);
       }
     });
   }

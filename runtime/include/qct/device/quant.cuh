@@ -364,21 +364,31 @@ QCT_HD u32 pack_e2m1_nibbles(u32 n0, u32 n1, u32 n2, u32 n3) {
   return (lo >> 4) + hi;
 }
 
+/// pow2_scale_exp from the fp32 bits A of a finite amax >= 0: the smallest e
+/// with amax <= max_F * 2^e is the smallest e with A <= bits(max_F) + e * 2^23
+/// (fp32 bits are monotonic and adding e * 2^23 multiplies by 2^e while the
+/// result stays normal, which holds for every e > -127 here), so e =
+/// ceil((A - bits(max_F)) / 2^23). Amax below 2^-126 gives e <= -128, which
+/// clamps to -127 as the exact rule does; amax 0 gives 0.
+template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
+  constexpr int maxbits = E5M2 ? 0x47600000 : 0x43E00000; // 57344, 448
+  const int e = ((int)A - maxbits + 0x7FFFFF) >> 23;      // arithmetic shift
+  const int c = e < -127 ? -127 : (e > 127 ? 127 : e);
+  return A == 0 ? 0 : c;
+}
+
 /// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
 /// lane, L lanes per 128-element block. Returns false, touching nothing, if
 /// the block holds a NaN or Inf (their amax and element rules take
 /// quantize_hp).
 ///
-/// With amax = 2^(E-127) * 1.m, the scale exponent ceil(log2(amax / max_F))
-/// is E - 127 - emax_F, plus one when 1.m > 1.75 (max_F = 1.75 * 2^emax_F for
-/// both formats): one add and shift on amax's code. It is at most 120, and
-/// below -127 only for amax < 2^-119 (clamped). x * 2^-e is exact in fp32
+/// The scale exponent is pow2_exp_from_bits of amax's bf16 code widened to
+/// fp32 (at most 120; clamped at -127 for amax < 2^-119). x * 2^-e is exact in fp32
 /// except below 2^-126, where fp8 has only signed zeros, so the hardware's
 /// cvt.rn.satfinite rounds once, as the contract says.
 template <bool E5M2, int NW, int L>
 QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   static_assert(NW % 2 == 0, "fp8 codes are stored as whole words");
-  constexpr int emax = E5M2 ? 15 : 8;
   // Only the amax needs |x|: doubling a word (a multiply, off the ALU pipe)
   // drops the high half's sign and puts the low half's sign in the high
   // half's bit 0, below everything that orders |x|, so halving the largest
@@ -390,8 +400,7 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   const u32 amax = (bf16_block_amax<NW, L>(d) & 0xFFFFu) >> 1;
   if (amax >= 0x7F80u)
     return false;
-  int e = (int)((amax + 31u) >> 7) - 127 - emax;
-  e = amax == 0 ? 0 : (e < -127 ? -127 : e);
+  const int e = pow2_exp_from_bits<E5M2>(amax << 16);
   scale = pow2_f32_bits(e);
   const float f = bits_f32((u32)(127 - e) << 23); // 2^-e, normal
 #pragma unroll

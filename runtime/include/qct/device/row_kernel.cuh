@@ -160,33 +160,6 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   constexpr ValuePath path = Cfg::template path_of<O>();
   static_assert(O::block == 0 || O::block % N == 0,
                 "a block spans whole source vectors");
-  if constexpr (path == ValuePath::aligned && S::fmt == Fmt::mxfp4) {
-    // The paper's direct FP4 -> FP8 row conversion: a thread's 32 codes are
-    // one source block, converted through a byte table (aligned_e2m1_block).
-    constexpr FloatFmt F = O::T::elem();
-    const int b = (int)sv.scale;
-    const int bmax = group_max<L>(b <= 254 ? b : -1);
-    const int se = aligned_scale_exp(bmax, 2, F.emax);
-    const u32(&codes)[4] = sv.raw.w;
-    u32 w[8];
-    aligned_e2m1_block<O::e5m2>(codes, sv.scale, se, w);
-    store_lane_row<32, CoopThreads>(static_cast<u8 *>(args.out[OI]) + lin, w,
-                                    valid);
-    if (!valid)
-      return;
-    if ((threadIdx.x & (L - 1)) == 0) {
-      const i64 idx = O::scale_layout == ScaleLayout::row_major
-                          ? lin / 128
-                          : ((lin % K) / 128) * ((M + 3) / 4 * 4) + lin / K;
-      static_cast<u32 *>(args.out_scales[OI])[idx] = pow2_f32_bits(se);
-      if (O::scale_layout == ScaleLayout::mn_major && lin / K == M - 1)
-        for (i64 rr = M; rr < (M + 3) / 4 * 4; ++rr)
-          static_cast<u32 *>(
-              args.out_scales[OI])[((lin % K) / 128) * ((M + 3) / 4 * 4) + rr] =
-              0x3F800000u;
-    }
-    return;
-  }
   if constexpr (path == ValuePath::exact && S::fmt == Fmt::mxfp4 &&
                 O::fmt == Fmt::bf16) {
     // Decoding mxfp4 to bf16: a thread's 32 codes are one source block; a
@@ -224,8 +197,17 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   constexpr bool fast_fp8_src = EB == 8 && S::quantized &&
                                 path == ValuePath::exact &&
                                 O::fmt == Fmt::mxfp4;
+  // The paper's direct FP4 -> FP8 row conversion: a thread's 32 codes are
+  // one source block, converted through a byte table (aligned_e2m1_block).
+  constexpr bool aligned_mx = path == ValuePath::aligned && S::fmt == Fmt::mxfp4;
   bool done = false;
-  if constexpr (fast_mx) {
+  if constexpr (aligned_mx) {
+    const int b = (int)sv.scale;
+    const int se =
+        aligned_scale_exp(group_max<L>(b <= 254 ? b : -1), 2, O::T::elem().emax);
+    aligned_e2m1_block<O::e5m2>(sv.raw.w, sv.scale, se, pk.w);
+    scale = pow2_f32_bits(se);
+  } else if constexpr (fast_mx) {
     u32 nib[4];
     done = warp_all(mxfp4_floor_bf16<4, L>(sv.raw.w, nib, scale));
     pk.w[0] = pack_e2m1_nibbles(nib[0], nib[1], nib[2], nib[3]);
@@ -236,19 +218,21 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
         warp_all(mxfp4_from_fp8_codes<S::e5m2, O::scale == Scale::rceil, 4, L>(
             sv.raw.w, pow2_scale_field<S::fmt>(sv.scale), pk.w, scale));
   }
-  if (!done) {
-    // Outlined where a fast path exists: that path takes nearly every
-    // block, and the general one, inlined once per vector a thread holds
-    // (QCT_UNROLL, or 8 per tile), was most of NVRTC's time (fp8 -> mxfp4
-    // row at QCT_UNROLL 4 on the H200: 1.2-1.6 s cold inlined, 0.3 s
-    // outlined; docs/performance.md).
-    RowCodes<OB, N> rc;
-    if constexpr (fast_mx || fast_fp8 || fast_fp8_src)
-      rc = general_row_codes_outlined<Cfg, OI>(sv);
-    else
-      rc = general_row_codes<Cfg, OI>(sv);
-    pk = rc.pk;
-    scale = rc.scale;
+  if constexpr (!aligned_mx) {
+    if (!done) {
+      // Outlined where a fast path exists: that path takes nearly every
+      // block, and the general one, inlined once per vector a thread holds
+      // (QCT_UNROLL, or 8 per tile), was most of NVRTC's time (fp8 -> mxfp4
+      // row at QCT_UNROLL 4 on the H200: 1.2-1.6 s cold inlined, 0.3 s
+      // outlined; docs/performance.md).
+      RowCodes<OB, N> rc;
+      if constexpr (fast_mx || fast_fp8 || fast_fp8_src)
+        rc = general_row_codes_outlined<Cfg, OI>(sv);
+      else
+        rc = general_row_codes<Cfg, OI>(sv);
+      pk = rc.pk;
+      scale = rc.scale;
+    }
   }
   constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);

@@ -57,6 +57,13 @@ struct TileGeom {
   int nb[2]; // scale columns owned, for blocks of 32 [0] and 128 [1]
 };
 
+/// What the fast column passes' stores need of tile tg (col outputs of C
+/// columns, K features, scols128 scale columns of 128-blocks).
+QCT_DEV ColStoreGeom col_store_geom(const TileGeom &tg, i64 C, i64 K,
+                                   i64 scols128) {
+  return {tg.col0, tg.ncols, tg.nt, C, K, scols128, tg.sb[1], tg.nb[1]};
+}
+
 /// Stores the n <= 16 mxfp4 codes q of columns x0.. of one col-output row.
 /// Bytes whose other nibble belongs to a column outside [x0, x0+n) that
 /// exists (< C) are shared with another CTA and set nibble-wise.
@@ -134,7 +141,9 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
   using Plan = ColPlan<Cfg>;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
 
-  if (tg.nt > 0) {
+  // Tiles without tokens are skipped, but for the bf16 pass, which reads
+  // absent rows as values: load_tile gave them zero vectors.
+  if (tg.nt > 0 || Plan::bf16_pow2) {
 #pragma unroll
     for (int u = 0; u < LOADS; ++u) {
       const int idx = threadIdx.x + u * THREADS;
@@ -150,15 +159,10 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
           reinterpret_cast<u32 *>(s_sc)[r] = sv[u].scale;
       }
     }
-  } else if constexpr (Plan::bf16_pow2) {
-    // The bf16 pass reads absent rows as values: make them zeros.
-    for (int i = threadIdx.x; i < 128 * RS / 16; i += THREADS)
-      reinterpret_cast<uint4 *>(s_data)[i] = make_uint4(0, 0, 0, 0);
   }
 
   if constexpr (Plan::bf16_pow2) {
-    const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
-                            K,       scols[1], tg.sb[1], tg.nb[1]};
+    const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
     __syncthreads();
     bf16_pow2_col_pass<Cfg, THREADS, TILE_K, MBUF>(args, g, k0, s_data, s_e,
                                                    ostride);
@@ -456,8 +460,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // over the CTA: no barrier).
   if constexpr (Rag::enabled && Plan::aligned_e2m1 && !Cfg::any_row) {
     if (tg.nt == 0) {
-      const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
-                              K,       scols[1], tg.sb[1], tg.nb[1]};
+      const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
       for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
         aligned_tail_tile<Cfg, THREADS, TILE_K>(args, g, (kt0 + j) * TILE_K);
@@ -626,13 +629,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         continue;
       break;
     }
+    if constexpr (M_TILES > 1)
+      tg = geom(mi);
 #pragma unroll 1
     for (int j = 0; j < K_TILES; ++j) {
       const i64 k0 = (kt0 + j) * TILE_K;
       if (k0 >= K) // uniform over the CTA; the next M tile starts at j = 0
         break;
-      if constexpr (M_TILES > 1)
-        tg = geom(mi);
       SrcVec nx[LOADS];
       if constexpr (kPrefetch) {
         const bool knext = j + 1 < K_TILES && k0 + TILE_K < K;
@@ -661,8 +664,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       if constexpr (Plan::aligned_e2m1) {
         // No barrier between tiles: the pass's first barrier comes after its
         // double-buffered bmax partials and before its shared tile writes.
-        const ColStoreGeom g = {tg.col0, tg.ncols, tg.nt,    C,
-                                K,       scols[1], tg.sb[1], tg.nb[1]};
+        const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
         aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, kMScales>(
             args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1,
             s_mbm + (kMScales ? (mi * K_TILES + j) * (TILE_K / 32) : 0));
@@ -689,12 +691,21 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
 
   if constexpr (kMScales) {
     __syncthreads(); // the last tile's scales are in shared memory
-    if constexpr (Plan::aligned_e2m1)
-      store_m_scales_aligned<Cfg, THREADS, TILE_K, K_TILES, M_TILES>(
-          args, s_mbm, kt0 * TILE_K, K, scols[1], tile0, nm);
-    else
-      store_m_scales_bf16<Cfg, THREADS, TILE_K, K_TILES, M_TILES>(
-          args, s_mexp, kt0 * TILE_K, K, scols[1], tile0, nm);
+    // The scale exponent of output oi, feature f of the CTA's span, M tile
+    // mi: from the aligned pass's bmax per MX block or the bf16 pass's
+    // exponents (their layouts are at the declarations above).
+    auto exp_of = [&](auto oi, int f, int mi) -> int {
+      using O = typename Cfg::template out<decltype(oi)::value>;
+      if constexpr (Plan::aligned_e2m1)
+        return aligned_scale_exp(
+            s_mbm[(mi * K_TILES + f / TILE_K) * (TILE_K / 32) +
+                  (f % TILE_K) / 32],
+            2, O::T::elem().emax);
+      else
+        return s_mexp[decltype(oi)::value * (M_TILES * NF) + mi * NF + f];
+    };
+    store_m_scales<Cfg, THREADS, K_TILES * TILE_K, M_TILES>(
+        args, exp_of, kt0 * TILE_K, K, scols[1], tile0, nm);
   }
 }
 
