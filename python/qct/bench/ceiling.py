@@ -10,9 +10,10 @@ swept over their block shapes:
 - `nibble_col`: the same bytes written transposed, [K, M] (the mxfp4 -> fp8 col kernel's bytes);
 - `byte_col`: bytes [M, K] -> [K, M].
 
-Each prints its best block shape, µs, GB/s and % of the copy bandwidth of the same run (timing.py:
-CUDA events, median, rotated inputs). GPU machine only; a developer's probe, not the benchmark of
-record. The results of each run go to docs/performance.md by hand.
+It prints every block shape's µs, GB/s and % of the copy bandwidth of the same run (timing.py:
+CUDA events, median, rotated inputs), then each kernel's best. The kernels are in
+ceiling_kernels.py. GPU machine only; a developer's probe, not the benchmark of record;
+docs/perf/ceiling-*.log keeps the runs.
 """
 
 from __future__ import annotations
@@ -20,38 +21,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from typing import Any, Callable
 
 from qct.bench import timing
-
-
-def _kernels(triton: Any, tl: Any) -> dict[str, Any]:
-    @triton.jit
-    def nibble_row(src, dst, M, K2, BM: tl.constexpr, BK2: tl.constexpr):
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rk = tl.program_id(1) * BK2 + tl.arange(0, BK2)
-        x = tl.load(src + rm[:, None] * K2 + rk[None, :])
-        y = tl.join(x & 0xF, x >> 4).reshape(BM, 2 * BK2)
-        rf = tl.program_id(1) * 2 * BK2 + tl.arange(0, 2 * BK2)
-        tl.store(dst + rm[:, None] * (2 * K2) + rf[None, :], y)
-
-    @triton.jit
-    def nibble_col(src, dst, M, K2, BM: tl.constexpr, BK2: tl.constexpr):
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rk = tl.program_id(1) * BK2 + tl.arange(0, BK2)
-        x = tl.load(src + rm[:, None] * K2 + rk[None, :])
-        y = tl.join(x & 0xF, x >> 4).reshape(BM, 2 * BK2)
-        rf = tl.program_id(1) * 2 * BK2 + tl.arange(0, 2 * BK2)
-        tl.store(dst + rf[:, None] * M + rm[None, :], tl.trans(y))
-
-    @triton.jit
-    def byte_col(src, dst, M, K, BM: tl.constexpr, BK: tl.constexpr):
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rk = tl.program_id(1) * BK + tl.arange(0, BK)
-        x = tl.load(src + rm[:, None] * K + rk[None, :])
-        tl.store(dst + rk[:, None] * M + rm[None, :], tl.trans(x))
-
-    return {"nibble_row": nibble_row, "nibble_col": nibble_col, "byte_col": byte_col}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,8 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         import torch
-        import triton
-        import triton.language as tl
+        import triton  # noqa: F401  (ceiling_kernels needs it)
     except ImportError as e:
         print(f"ceiling: needs torch and triton ({e})", file=sys.stderr)
         return 2
@@ -77,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     spin = timing.SpinCalibration(torch)
     copy_gbps, _ = timing.copy_bandwidth(torch, spin)
     print(f"copy {copy_gbps:.0f} GB/s; M={M} K={K}")
-    kernels = _kernels(triton, tl)
+    from qct.bench import ceiling_kernels
+
+    kernels = ceiling_kernels.KERNELS
     l2 = timing.l2_bytes(torch)
     for name, kern in kernels.items():
         nibbles = name.startswith("nibble")
