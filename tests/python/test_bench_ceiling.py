@@ -23,7 +23,9 @@ def test_kernels_move_the_bytes_they_claim(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when the kernels are decorated
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    monkeypatch.delitem(sys.modules, "qct.bench.ceiling_kernels", raising=False)
+    # A fresh import under the interpreter; monkeypatch puts back whatever was there (or nothing).
+    monkeypatch.setitem(sys.modules, "qct.bench.ceiling_kernels", None)
+    del sys.modules["qct.bench.ceiling_kernels"]
     kernels = importlib.import_module("qct.bench.ceiling_kernels").KERNELS
     M, K = 64, 256
     src = torch.randint(0, 256, (M, K // 2), dtype=torch.uint8)

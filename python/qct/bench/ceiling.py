@@ -11,7 +11,8 @@ swept over their block shapes:
 - `byte_col`: bytes [M, K] -> [K, M].
 
 It prints every block shape's µs, GB/s and % of the copy bandwidth of the same run (timing.py:
-CUDA events, median, rotated inputs), then each kernel's best. The kernels are in
+CUDA events, median, rotated inputs), then each kernel's best. BM is a tile's tokens, BK its
+source bytes per token row (the nibble kernels' BK2: 2·BK features). The kernels are in
 ceiling_kernels.py. GPU machine only; a developer's probe, not the benchmark of record;
 docs/perf/ceiling-*.log keeps the runs.
 """
@@ -84,10 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                 best = (t.median_us, label)
         if best is None:
             print(f"{name}: no block shape ran")
-            continue
-        gb = timing.gbps(nbytes, best[0])
-        print(f"{name:<11} best {best[1]:<21} {best[0]:8.1f} us {gb:6.0f} GB/s "
-              f"{100 * gb / copy_gbps:5.1f}% copy")
+        else:
+            gb = timing.gbps(nbytes, best[0])
+            print(f"{name:<11} best {best[1]:<21} {best[0]:8.1f} us {gb:6.0f} GB/s "
+                  f"{100 * gb / copy_gbps:5.1f}% copy")
         del srcs, dsts
         torch.cuda.empty_cache()
     return 0

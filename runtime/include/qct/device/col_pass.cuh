@@ -259,8 +259,9 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// fp8. sv[u] are the tile's load registers (vector u of the thread: row
 /// (tid + u*THREADS) / NV, MX block (tid + u*THREADS) % NV); s_f8 is the
 /// fp8 tile in shared memory, 128 rows of TILE_K + 16 bytes whose 16-byte
-/// chunks are XOR-swizzled with (row / 16) (conflict-free 16-byte writes and
-/// 32-bit column reads). A CTA that runs the pass on several tiles passes
+/// chunks are XOR-swizzled with (row / 16) (conflict-free 32-bit column
+/// reads, and 16-byte writes at TILE_K <= 128; at 256 a row's lanes v and
+/// v + 4 write to the same banks, a 2-way conflict, docs/performance.md). A CTA that runs the pass on several tiles passes
 /// their index parity as `slot`: the per-warp bmax words are double-buffered,
 /// so the next tile's partials may be written while slow warps still read
 /// this tile's (its first barrier orders everything else). With MBUF (a

@@ -27,9 +27,10 @@ QCT_DEV V4 load16(const void *p) {
 
 /// Stores `Bytes` bytes (2, 4, 8 or a multiple of 16) from words at an
 /// address aligned to min(Bytes, 16). Streaming hint (Stream): outputs are not
-/// re-read. Transposed fp8 runs (store_fp8_col_run) store without it: each
-/// is one 128-byte line of a feature row, and on the H200 the mxfp4 -> fp8
-/// col kernel ran 2-4% faster with plain write-back stores (2026-11-29).
+/// re-read. The fast col passes' fp8 runs (store_fp8_col_run) store without
+/// it: 8 lanes' runs make one 128-byte line of a feature row, and on the
+/// H200 the mxfp4 -> fp8 col kernel ran 2-4% faster with plain write-back
+/// stores (2026-11-29).
 template <int Bytes, bool Stream = true>
 QCT_DEV void store_words(void *p, const u32 *w) {
   if constexpr (Bytes >= 16) {
@@ -43,9 +44,15 @@ QCT_DEV void store_words(void *p, const u32 *w) {
         static_cast<uint4 *>(p)[i] = v;
     }
   } else if constexpr (Bytes == 8) {
-    __stcs(static_cast<uint2 *>(p), make_uint2(w[0], w[1]));
+    if constexpr (Stream)
+      __stcs(static_cast<uint2 *>(p), make_uint2(w[0], w[1]));
+    else
+      *static_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
   } else if constexpr (Bytes == 4) {
-    __stcs(static_cast<unsigned int *>(p), w[0]);
+    if constexpr (Stream)
+      __stcs(static_cast<unsigned int *>(p), w[0]);
+    else
+      *static_cast<unsigned int *>(p) = w[0];
   } else {
     static_assert(Bytes == 2, "store size");
     *static_cast<unsigned short *>(p) = (unsigned short)w[0];

@@ -383,7 +383,8 @@ template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
 /// quantize_hp).
 ///
 /// The scale exponent is pow2_exp_from_bits of amax's bf16 code widened to
-/// fp32 (at most 120; clamped at -127 for amax < 2^-119). x * 2^-e is exact in fp32
+/// fp32 (at most 120 for e4m3, 113 for e5m2; clamped at -127 for the
+/// smallest amax). x * 2^-e is exact in fp32
 /// except below 2^-126, where fp8 has only signed zeros, so the hardware's
 /// cvt.rn.satfinite rounds once, as the contract says.
 template <bool E5M2, int NW, int L>
