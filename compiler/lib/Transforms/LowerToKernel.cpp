@@ -144,8 +144,8 @@ struct QCTLowerToKernelPass
       // 1, 145 at 4; 1 at TILE_K 256, which does not prefetch.
       bool ragged = kernel.getRagged().has_value();
       if (mxfp4 || ragged)
-        knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4},
-                                      tileK == 256 ? 1 : 2));
+        knobs.push_back(
+            KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, tileK == 256 ? 1 : 2));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1}, 1));
       // Consecutive 128-token tiles per CTA, along M: a dense CTA whose col

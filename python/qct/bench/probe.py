@@ -29,8 +29,8 @@ def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
     knobs = meta["schedule"]["knobs"]
     if defaults_only:
         return [{k["name"]: k["default"] for k in knobs}]
-    names = [k["name"] for k in knobs]
-    every = [dict(zip(names, values)) for values in itertools.product(*(k["values"] for k in knobs))]
+    every = [dict(s) for s in suite.verify.schedules(meta)]
+    names = {k["name"] for k in knobs}
     fixed = {n: v for n, v in (fixed or {}).items() if n in names}
     return [s for s in every if all(s[n] == v for n, v in fixed.items())]
 

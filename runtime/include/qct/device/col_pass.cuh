@@ -261,10 +261,11 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// fp8 tile in shared memory, 128 rows of TILE_K + 16 bytes whose 16-byte
 /// chunks are XOR-swizzled with (row / 16) (conflict-free 32-bit column
 /// reads, and 16-byte writes at TILE_K <= 128; at 256 a row's lanes v and
-/// v + 4 write to the same banks, a 2-way conflict, docs/performance.md). A CTA that runs the pass on several tiles passes
-/// their index parity as `slot`: the per-warp bmax words are double-buffered,
-/// so the next tile's partials may be written while slow warps still read
-/// this tile's (its first barrier orders everything else). With MBUF (a
+/// v + 4 write to the same banks, a 2-way conflict, docs/performance.md). A
+/// CTA that runs the pass on several tiles passes their index parity as
+/// `slot`: the per-warp bmax words are double-buffered, so the next tile's
+/// partials may be written while slow warps still read this tile's (its
+/// first barrier orders everything else). With MBUF (a
 /// CTA of several M tiles, docs/device-library.md) the tile's bmax per MX
 /// block goes to s_bm[0..TILE_K/32) and row_major scales are not stored here
 /// (store_m_scales writes them after the CTA's loops).

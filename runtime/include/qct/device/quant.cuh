@@ -133,7 +133,8 @@ template <Fmt F> QCT_HD float pow2_scaled_value(u32 c, int k) {
 /// encode(OutF, exact_value<F>(c, scale)) out of line: the rare exact path of
 /// a decode (MX scale bytes outside [2, 252], fp8 sources), which unrolled over
 /// a 32-element vector made NVRTC take over a second.
-template <Fmt F, Fmt OutF> QCT_HD_OUTLINE u32 encode_exact_value(u32 c, u32 scale) {
+template <Fmt F, Fmt OutF>
+QCT_HD_OUTLINE u32 encode_exact_value(u32 c, u32 scale) {
   return encode(FmtTraits<OutF>::elem(), exact_value<F>(c, scale));
 }
 

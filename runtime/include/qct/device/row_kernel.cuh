@@ -199,12 +199,13 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                                 O::fmt == Fmt::mxfp4;
   // The paper's direct FP4 -> FP8 row conversion: a thread's 32 codes are
   // one source block, converted through a byte table (aligned_e2m1_block).
-  constexpr bool aligned_mx = path == ValuePath::aligned && S::fmt == Fmt::mxfp4;
+  constexpr bool aligned_mx =
+      path == ValuePath::aligned && S::fmt == Fmt::mxfp4;
   bool done = false;
   if constexpr (aligned_mx) {
     const int b = (int)sv.scale;
-    const int se =
-        aligned_scale_exp(group_max<L>(b <= 254 ? b : -1), 2, O::T::elem().emax);
+    const int se = aligned_scale_exp(group_max<L>(b <= 254 ? b : -1), 2,
+                                     O::T::elem().emax);
     aligned_e2m1_block<O::e5m2>(sv.raw.w, sv.scale, se, pk.w);
     scale = pow2_f32_bits(se);
   } else if constexpr (fast_mx) {
@@ -276,8 +277,8 @@ QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   static_for<0, Cfg::num_outputs>([&](auto oi) {
     using O = typename Cfg::template out<decltype(oi)::value>;
     if constexpr (!O::col)
-      row_output<Cfg, decltype(oi)::value, CoopThreads>(args, sv, lin, valid,
-                                                        M, K);
+      row_output<Cfg, decltype(oi)::value, CoopThreads>(args, sv, lin, valid, M,
+                                                        K);
   });
 }
 

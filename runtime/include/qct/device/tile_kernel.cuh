@@ -60,7 +60,7 @@ struct TileGeom {
 /// What the fast column passes' stores need of tile tg (col outputs of C
 /// columns, K features, scols128 scale columns of 128-blocks).
 QCT_DEV ColStoreGeom col_store_geom(const TileGeom &tg, i64 C, i64 K,
-                                   i64 scols128) {
+                                    i64 scols128) {
   return {tg.col0, tg.ncols, tg.nt, C, K, scols128, tg.sb[1], tg.nb[1]};
 }
 
@@ -598,9 +598,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // Nor does TILE_K 256, for the same reason: a second tile of 4 or 8
   // vectors spilled under the cap; its whole-line loads ran faster without
   // it than TILE_K 128 with it, docs/performance.md.)
-  constexpr bool kPrefetch =
-      Plan::aligned_e2m1 && TILE_K <= 128 &&
-      (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
+  constexpr bool kPrefetch = Plan::aligned_e2m1 && TILE_K <= 128 &&
+                             (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
   // Whether the prefetch crosses M tiles. Only with K_TILES 1 (no span
   // scales): with K_TILES > 1 the next M tile's first vectors and span
   // scales, live across this tile's pass, spilled under the 48 / 64
@@ -706,7 +705,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       else
         return s_mexp[decltype(oi)::value * (M_TILES * NF) + mi * NF + f];
     };
-    store_m_scales<Cfg, THREADS, K_TILES * TILE_K, M_TILES>(
+    store_m_scales<Cfg, THREADS, NF, M_TILES>(
         args, exp_of, kt0 * TILE_K, K, scols[1], tile0, nm);
   }
 }
