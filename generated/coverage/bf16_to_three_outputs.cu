@@ -20,6 +20,9 @@
 #ifndef QCT_GROUP_M
 #define QCT_GROUP_M 4
 #endif
+#ifndef QCT_TILE_M
+#define QCT_TILE_M 128
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -36,8 +39,8 @@ using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0, Out1, Out2>;
 
 extern "C" __global__ void __launch_bounds__(
     QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, QCT_TILE_K,
-                                            QCT_K_TILES, QCT_M_TILES>()))
+                                            QCT_K_TILES, QCT_M_TILES, QCT_TILE_M>()))
     qct_bf16_to_three_outputs(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES,
-                        QCT_M_TILES, QCT_GROUP_M>(args);
+                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M>(args);
 }

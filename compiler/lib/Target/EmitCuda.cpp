@@ -106,14 +106,14 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
        << "    QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, "
           "QCT_TILE_K,\n"
        << "                                            QCT_K_TILES, "
-          "QCT_M_TILES>()))\n";
+          "QCT_M_TILES, QCT_TILE_M>()))\n";
   else
     os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n";
   os << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
   if (plan.family == KernelFamily::Tile)
     os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, "
           "QCT_K_TILES,\n"
-          "                        QCT_M_TILES, QCT_GROUP_M>(args);\n";
+          "                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M>(args);\n";
   else
     os << "  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);\n";
   os << "}\n";

@@ -127,11 +127,16 @@ struct QCTLowerToKernelPass
       // 32768, K = 7168) the dense mxfp4 -> fp8 col kernel ran 119.5 us at
       // 256 (K_TILES 1, no prefetch) against 127.6 at 128 (K_TILES 2,
       // M_TILES 4, the best there; docs/perf/probe-2026-11-29-session4.log).
+      // 64 (32 bytes of each row) is not offered there: the slowest width
+      // at every schedule measured (docs/perf/probe-2026-11-29-col.log,
+      // the ragged entries of specs/tuning/h200.json), and QCT_TILE_M 64
+      // needs 128 or more.
       bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
       bool wideTiles = mxfp4 && !anyRow && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
       for (int64_t w : {64, 128, 256})
-        if (w >= widestRowBlock && (w < 256 || wideTiles))
+        if (w >= widestRowBlock && (w < 256 || wideTiles) &&
+            (w > 64 || !wideTiles))
           widths.push_back(w);
       int64_t tileK = wideTiles ? 256 : fp32 && widths.front() == 64 ? 64 : 128;
       knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths, tileK));
@@ -175,6 +180,14 @@ struct QCTLowerToKernelPass
         knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1, 4}, 4));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1}, 1));
+      // Tokens per CTA tile: 64 splits each 128-token tile between two CTAs
+      // (tile_kernel.cuh), for the aligned pass only (the other passes need
+      // a whole 1x128 block's values for its scale; the aligned pass needs
+      // only the other half's scale bytes).
+      if (wideTiles)
+        knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_M", {128, 64}, 128));
+      else
+        knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_M", {128}, 128));
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));

@@ -256,33 +256,45 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 //===----------------------------------------------------------------------===//
 
 /// The fast pass for an mxfp4 source whose col outputs are all `aligned`
-/// fp8. sv[u] are the tile's load registers (vector u of the thread: row
-/// (tid + u*THREADS) / NV, MX block (tid + u*THREADS) % NV); s_f8 is the
-/// fp8 tile in shared memory, 128 rows of TILE_K + 16 bytes whose 16-byte
-/// chunks are XOR-swizzled with (row / 16) (conflict-free 32-bit column
-/// reads, and 16-byte writes at TILE_K <= 128; at 256 a row's lanes v and
-/// v + 4 write to the same banks, a 2-way conflict, docs/performance.md). A
-/// CTA that runs the pass on several tiles passes their index parity as
-/// `slot`: the per-warp bmax words are double-buffered, so the next tile's
-/// partials may be written while slow warps still read this tile's (its
-/// first barrier orders everything else). With MBUF (a
-/// CTA of several M tiles, docs/device-library.md) the tile's bmax per MX
-/// block goes to s_bm[0..TILE_K/32) and row_major scales are not stored here
-/// (store_m_scales writes them after the CTA's loops).
-template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false,
-          typename Vec>
+/// fp8, on TILE_M (128 or 64) tokens of a 128-token tile. sv[u] are the
+/// tile's load registers (vector u of the thread: row (tid + u*THREADS) /
+/// NV, MX block (tid + u*THREADS) % NV); s_f8 is the fp8 tile in shared
+/// memory, TILE_M rows of TILE_K + 16 bytes whose 16-byte chunks are
+/// XOR-swizzled with (row / 16) << (QS - 2) (conflict-free 32-bit column
+/// reads and 16-byte row writes; docs/device-library.md). A CTA that runs
+/// the pass on several tiles passes their index parity as `slot`: the
+/// per-warp bmax words are double-buffered, so the next tile's partials may
+/// be written while slow warps still read this tile's (its first barrier
+/// orders everything else). With MBUF (a CTA of several M tiles,
+/// docs/device-library.md) the tile's bmax per MX block goes to
+/// s_bm[0..TILE_K/32) and row_major scales are not stored here
+/// (store_m_scales writes them after the CTA's loops). With TILE_M 64 the
+/// 1x128 block's other 64 tokens belong to the sibling CTA: `m_other` is
+/// this thread's share of their bmax (the largest of their scale bytes of
+/// its MX block, as the caller read them; -1 if none), and g is the half's
+/// geometry (its own block scale only in the first half's: g.nb).
+template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128,
+          bool MBUF = false, typename Vec>
 QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
-                                   const Vec (&sv)[128 * (TILE_K / 32) /
+                                   const Vec (&sv)[TILE_M * (TILE_K / 32) /
                                                    THREADS],
                                    const ColStoreGeom &g, i64 k0, u8 *s_f8,
-                                   int slot = 0, int *s_bm = nullptr) {
+                                   int slot = 0, int *s_bm = nullptr,
+                                   int m_other = -1) {
+  static_assert(TILE_M == 128 || TILE_M == 64, "QCT_TILE_M: 128, 64");
   constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
-  constexpr int LOADS = 128 * NV / THREADS;  // vectors per thread
+  constexpr int LOADS = TILE_M * NV / THREADS; // vectors per thread
   constexpr int RSF = TILE_K + 16;           // fp8 row stride (bytes)
   constexpr int CM = TILE_K / 16 - 1;        // chunk swizzle mask
   constexpr int NW = THREADS / 32;
   constexpr int NQ = TILE_K / 4;             // feature quads
+  constexpr int RUNS = TILE_M / 16;          // 16-token runs of a feature
+  // A warp's column reads cover 32 / RUNS quads x RUNS runs; run c's word
+  // index is XORed with c << QS so that they hit 32 distinct banks.
+  constexpr int QS = RUNS == 8 ? 2 : 3;
   static_assert(THREADS % NV == 0, "a thread's vectors share one MX block");
+  static_assert(TILE_M == 128 || (RUNS - 1) << (QS - 2) <= CM,
+                "QCT_TILE_M 64 needs 8 chunks per row (TILE_K >= 128)");
   __shared__ int s_bmax2[2][NW][NV];
   int(*s_bmax)[NV] = s_bmax2[slot];
 
@@ -292,7 +304,7 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 
   // bmax of MX block v over the tile's tokens (0xFF and absent rows
   // excluded): lanes with the same v, then warps.
-  int m = -1;
+  int m = m_other;
 #pragma unroll
   for (int u = 0; u < LOADS; ++u) {
     const int r = (threadIdx.x + u * THREADS) / NV;
@@ -344,25 +356,33 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
         if (r < g.nt) {
           aligned_e2m1_block<O::e5m2>(sv[u].raw.w, sv[u].scale, se, w);
         }
-        const int sw = (r >> 4) & CM;
+        // 16-byte chunks 2v, 2v+1 of row r; a store instruction's phase is
+        // one row's 8 lanes, whose chunks 2v at TILE_K 256 would meet
+        // chunk 2v + 8's banks: lanes v >= 4 store their halves in the
+        // other order (conflict-free).
+        const int sw = ((r >> 4) & CM) << (QS - 2);
+        const int hi = NV == 8 ? (v >> 2) & 1 : 0;
         u8 *rowp = s_f8 + r * RSF;
-        *reinterpret_cast<uint4 *>(rowp + (((2 * v) ^ sw) * 16)) =
-            make_uint4(w[0], w[1], w[2], w[3]);
-        *reinterpret_cast<uint4 *>(rowp + (((2 * v + 1) ^ sw) * 16)) =
-            make_uint4(w[4], w[5], w[6], w[7]);
+        *reinterpret_cast<uint4 *>(rowp + (((2 * v + hi) ^ sw) * 16)) =
+            hi ? make_uint4(w[4], w[5], w[6], w[7])
+               : make_uint4(w[0], w[1], w[2], w[3]);
+        *reinterpret_cast<uint4 *>(rowp + (((2 * v + 1 - hi) ^ sw) * 16)) =
+            hi ? make_uint4(w[0], w[1], w[2], w[3])
+               : make_uint4(w[4], w[5], w[6], w[7]);
       }
       __syncthreads();
-      // Column orientation: task (feature quad q, run c of 16 tokens); the 8
-      // runs of a quad are 8 consecutive lanes, so each store instruction
-      // writes whole 128-byte lines.
+      // Column orientation: task (feature quad q, run c of 16 tokens); the
+      // RUNS runs of a quad are consecutive lanes, so each store instruction
+      // writes whole 128-byte lines (TILE_M 64: halves, the sibling CTA
+      // writes the other halves).
 #pragma unroll 1
-      for (int task = threadIdx.x; task < NQ * 8; task += THREADS) {
-        const int c = task & 7, q = task >> 3;
+      for (int task = threadIdx.x; task < NQ * RUNS; task += THREADS) {
+        const int c = task % RUNS, q = task / RUNS;
         const i64 kf = k0 + 4 * q;
         if (kf >= g.K)
           continue; // K is a multiple of 32: a quad is valid or not
         const u32 *base = reinterpret_cast<const u32 *>(s_f8) +
-                          (16 * c) * (RSF / 4) + (q ^ ((c & CM) << 2));
+                          (16 * c) * (RSF / 4) + (q ^ ((c & CM) << QS));
         u32 x[4][4];
 #pragma unroll
         for (int i = 0; i < 16; ++i)
@@ -384,20 +404,22 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
   });
 }
 
-/// A ragged tile without tokens (the capacity tail, or group padding where
-/// pad_groups_to exceeds 128) of a kernel that takes the aligned pass: what that pass makes of absent rows (zero codes for the
-/// tile's columns of features k0..k0+TILE_K, scale 1.0 for its block, if
-/// owned), stored straight from registers: no loads, no shared memory, no
-/// barrier. At 256 groups a sixth of the ragged kernel's tiles are tail
-/// tiles (docs/performance.md).
-template <typename Cfg, int THREADS, int TILE_K>
+/// A tile without tokens of a kernel that takes the aligned pass (ragged:
+/// the capacity tail, or group padding where pad_groups_to exceeds 128; at
+/// TILE_M 64 also a half of padding): what that pass makes of absent rows
+/// (zero codes for g's columns of features k0..k0+TILE_K, scale 1.0 for its
+/// block, if g owns it), stored straight from registers: no loads, no shared
+/// memory, no barrier. At 256 groups a sixth of the ragged kernel's tiles
+/// are tail tiles (docs/performance.md).
+template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128>
 QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
                                const ColStoreGeom &g, i64 k0) {
+  constexpr int RUNS = TILE_M / 16;
   const u32 zero[4] = {0, 0, 0, 0};
 #pragma unroll 1
-  for (int task = threadIdx.x; task < TILE_K * 8; task += THREADS) {
-    const int c = task & 7;
-    const i64 kf = k0 + (task >> 3);
+  for (int task = threadIdx.x; task < TILE_K * RUNS; task += THREADS) {
+    const int c = task % RUNS;
+    const i64 kf = k0 + task / RUNS;
     if (kf >= g.K)
       break; // tasks grow with kf
     static_for<0, Cfg::num_outputs>([&](auto oi) {

@@ -93,10 +93,27 @@ QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
   }
 }
 
-/// 16-byte source vectors per thread per tile.
-template <typename Cfg, int THREADS, int TILE_K>
+/// 16-byte source vectors per thread per tile (of TILE_M tokens).
+template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128>
 QCT_HD constexpr int tile_loads() {
-  return 128 * (TILE_K * Cfg::src::T::elem_bits / 8 / 16) / THREADS;
+  return TILE_M * (TILE_K * Cfg::src::T::elem_bits / 8 / 16) / THREADS;
+}
+
+/// Half h (TILE_M 64) of 128-token tile t: its tokens, columns and, for the
+/// first half only, the tile's 1x128 block scale (nb[1]; the second half's
+/// CTA converts with the same block exponent but does not store it). A
+/// half of padding or past the tile's last column has nt or ncols 0.
+QCT_HD TileGeom half_tile(const TileGeom &t, int h) {
+  auto clamp = [](i64 x, int hi) { return x <= 0 ? 0 : (x < hi ? (int)x : hi); };
+  TileGeom g = t;
+  g.t0 = t.t0 + 64 * h;
+  g.nt = clamp(t.nt - 64 * h, 64);
+  g.col0 = t.col0 + 64 * h;
+  g.ncols = clamp(t.ncols - 64 * h, 64);
+  g.sb[0] = t.sb[0] + 2 * h; // 32-blocks
+  g.nb[0] = clamp(t.nb[0] - 2 * h, 2);
+  g.nb[1] = h == 0 ? t.nb[1] : 0;
+  return g;
 }
 
 /// Row outputs of one tile, from the load registers.
@@ -310,14 +327,26 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
 /// so at 128 threads it asks for 6 (80 registers for its 8 vectors).
+/// TILE_M 64 (half the vectors per thread) asks for the most that ptxas
+/// (NVRTC 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
+/// at 256 threads (40 registers; ragged 5, 48), 12 / 10 at 128 threads
+/// (40 / 48).
 /// Every other pass keeps 1: ptxas may use the whole register file (their
 /// quantization would spill under a cap).
-template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1>
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1,
+          int TILE_M = 128>
 QCT_HD constexpr int tile_min_blocks() {
   if (ColPlan<Cfg>::bf16_pow2 && M_TILES > 1 && THREADS == 256)
     return 3;
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
+  if (TILE_M == 64) { // 18-19 KiB of shared memory: up to 11 CTAs per SM
+    if (THREADS == 256)
+      return Cfg::ragged::enabled ? 5 : 6;
+    if (TILE_K == 128)
+      return Cfg::ragged::enabled ? 10 : 12;
+    return M_TILES > 1 ? 8 : 10;
+  }
   if (THREADS == 128)
     return Cfg::ragged::enabled || TILE_K == 256 ? 6 : 8;
   return Cfg::ragged::enabled ? 4 : 5;
@@ -356,7 +385,7 @@ QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
 /// mn_major scales are contiguous along features already and the generic
 /// pass keeps its per-tile stores.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
-          int M_TILES = 1, int GROUP_M = 1,
+          int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128,
           int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* below */>
 QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   using S = typename Cfg::src;
@@ -367,8 +396,21 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                 "QCT_TILE_K must cover a row output block");
   constexpr int N = S::vec;
   constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
-  constexpr int DATA = 128 * (tile_row_bytes<Cfg, TILE_K>() + 16);
+  constexpr int DATA = TILE_M * (tile_row_bytes<Cfg, TILE_K>() + 16);
   using Plan = ColPlan<Cfg>;
+  // TILE_M 64: two CTAs (x = 2 * tile + half) share a 128-token tile, each
+  // loading, converting and storing 64 of its tokens (half the bytes per
+  // CTA: more CTAs resident, shorter load -> store chains). The 1x128 block
+  // exponent needs the bmax of all 128 tokens, so each also reads the other
+  // half's source scale bytes (1/32 of the half's data bytes, an L2 hit
+  // once its sibling has read them). Only for the aligned pass, which
+  // converts with a per-token shift known from the scales alone.
+  constexpr bool kHalf = TILE_M == 64;
+  static_assert(TILE_M == 128 ||
+                    (TILE_M == 64 && Plan::aligned_e2m1 && !Cfg::any_row &&
+                     TILE_K >= 128),
+                "QCT_TILE_M 64: the aligned pass without row outputs, "
+                "TILE_K >= 128");
   // 256 features (a whole 128-byte line of each mxfp4 token row per tile)
   // only for the aligned pass without row outputs, where it was measured:
   // 16- and 32-bit source rows of 256 features would not fit the 48 KiB of
@@ -377,8 +419,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   static_assert(TILE_K == 64 || TILE_K == 128 ||
                     (TILE_K == 256 && Plan::aligned_e2m1 && !Cfg::any_row),
                 "QCT_TILE_K: 64, 128 (256: mxfp4 -> aligned fp8 col only)");
-  constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
-  static_assert(LOADS >= 1 && (128 * NV) % THREADS == 0, "tile load split");
+  constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K, TILE_M>();
+  static_assert(LOADS >= 1 && (TILE_M * NV) % THREADS == 0,
+                "tile load split");
   static_assert(K_TILES == 1 || K_TILES == 2 || K_TILES == 4,
                 "QCT_K_TILES: 1, 2, 4");
   static_assert(M_TILES == 1 || M_TILES == 2 || M_TILES == 4,
@@ -399,8 +442,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // The CTA's tile: dense grids walked in bands of GROUP_M CTAs along M
   // (raster.cuh); ragged grids in order (x is the tile list).
   int bx = blockIdx.x, by = blockIdx.y;
+  const int half = kHalf ? bx & 1 : 0;
+  if constexpr (kHalf)
+    bx >>= 1;
   if constexpr (!Rag::enabled)
-    raster_band(bx, by, gridDim.x, gridDim.y, GROUP_M);
+    raster_band(bx, by, gridDim.x / (kHalf ? 2 : 1), gridDim.y, GROUP_M);
   // Dense: the CTA's first tile and how many of its M_TILES exist (>= 1:
   // the grid has cdiv(M, 128 * M_TILES) CTAs along x).
   const i64 tile0 = (i64)bx * M_TILES;
@@ -412,7 +458,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     tg = dense_tile(M, tile0);
   } else {
     const i64 G = args.G;
-    const i64 t = blockIdx.x;
+    const i64 t = bx;
     TileHit h;
     if (!locate_tile<Rag, THREADS>(args, M, t,
                                    blockIdx.x == 0 && blockIdx.y == 0, h))
@@ -447,25 +493,34 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
     }
   }
-  // The geometry of the CTA's M tile mi (ragged: its one tile).
-  auto geom = [&](int mi) -> TileGeom {
+  // The geometry of the CTA's M tile mi (ragged: its one tile), whole; with
+  // TILE_M 64 the CTA's half of it is tg (below) and geom(mi, half).
+  const TileGeom whole = tg;
+  auto geom = [&](int mi, int h) -> TileGeom {
+    TileGeom w;
     if constexpr (Rag::enabled)
-      return tg;
+      w = whole;
     else
-      return dense_tile(M, tile0 + mi);
+      w = dense_tile(M, tile0 + mi);
+    return kHalf ? half_tile(w, h) : w;
   };
+  if constexpr (kHalf)
+    tg = half_tile(whole, half);
 
   const i64 kt0 = (i64)by * K_TILES;
 
-  // A ragged tile without tokens (capacity tail or group padding) under the
-  // aligned pass: zeros and padding scales straight from registers (uniform
-  // over the CTA: no barrier).
-  if constexpr (Rag::enabled && Plan::aligned_e2m1 && !Cfg::any_row) {
+  // A ragged tile without tokens (capacity tail or group padding), or a
+  // half tile without tokens (TILE_M 64, one M tile: ragged padding or a
+  // dense partial last tile), under the aligned pass: zeros and padding
+  // scales straight from registers (uniform over the CTA: no barrier).
+  if constexpr ((Rag::enabled || (kHalf && M_TILES == 1)) &&
+                Plan::aligned_e2m1 && !Cfg::any_row) {
     if (tg.nt == 0) {
       const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
       for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
-        aligned_tail_tile<Cfg, THREADS, TILE_K>(args, g, (kt0 + j) * TILE_K);
+        aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M>(args, g,
+                                                        (kt0 + j) * TILE_K);
       return;
     }
   }
@@ -572,6 +627,28 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   };
 
+  // TILE_M 64: this thread's share of the bmax of its MX block over the
+  // other half o of the 128-token tile: the largest of its scale bytes for
+  // the rows this thread's vectors have in its own half (0xFF excluded, -1
+  // if none), one byte load per vector, issued with the tile's loads.
+  auto other_half_bmax = [&](const TileGeom &o, i64 k0) -> int {
+    int m = -1;
+    const int vi = threadIdx.x % NV; // the same for every u
+    const i64 kb = (k0 >> 5) + vi;   // MX block
+    if (o.nt > 0 && kb < (K >> 5)) {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u) {
+        const int r = (threadIdx.x + u * THREADS) / NV;
+        if (r < o.nt) {
+          const int b = __ldg(static_cast<const u8 *>(args.src_scales) +
+                              (o.t0 + r) * (K >> 5) + kb);
+          m = b != 0xFF && b > m ? b : m;
+        }
+      }
+    }
+    return m;
+  };
+
   // Scales of several M tiles, kept for the stores after the loops (see
   // above): per tile, the aligned pass's bmax per MX block, the bf16 pass's
   // exponent per feature and output.
@@ -598,7 +675,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   // Nor does TILE_K 256, for the same reason: a second tile of 4 or 8
   // vectors spilled under the cap; its whole-line loads ran faster without
   // it than TILE_K 128 with it, docs/performance.md.)
-  constexpr bool kPrefetch = Plan::aligned_e2m1 && TILE_K <= 128 &&
+  constexpr bool kPrefetch = Plan::aligned_e2m1 && TILE_K <= 128 && !kHalf &&
                              (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
   // Whether the prefetch crosses M tiles. Only with K_TILES 1 (no span
   // scales): with K_TILES > 1 the next M tile's first vectors and span
@@ -631,7 +708,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       break;
     }
     if constexpr (M_TILES > 1)
-      tg = geom(mi);
+      tg = geom(mi, half);
 #pragma unroll 1
     for (int j = 0; j < K_TILES; ++j) {
       const i64 k0 = (kt0 + j) * TILE_K;
@@ -654,7 +731,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
           span_scales(sv, j);
         } else { // K_TILES 1: the next tile is the next M tile's
           if (mi + 1 < nm)
-            load_tile(nx, geom(mi + 1), kt0 * TILE_K);
+            load_tile(nx, geom(mi + 1, half), kt0 * TILE_K);
         }
       } else {
         if (j == 0)
@@ -666,9 +743,12 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         // No barrier between tiles: the pass's first barrier comes after its
         // double-buffered bmax partials and before its shared tile writes.
         const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
-        aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, kMScales>(
+        const int m_other =
+            kHalf ? other_half_bmax(geom(mi, 1 - half), k0) : -1;
+        aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
             args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1,
-            s_mbm + (kMScales ? (mi * K_TILES + j) * (TILE_K / 32) : 0));
+            s_mbm + (kMScales ? (mi * K_TILES + j) * (TILE_K / 32) : 0),
+            m_other);
         if constexpr (Cfg::any_row)
           tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
       } else {
@@ -691,6 +771,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   }
 
   if constexpr (kMScales) {
+    if (half != 0)
+      return; // the first half's CTA stores the tiles' scales
     __syncthreads(); // the last tile's scales are in shared memory
     // The scale exponent of output oi, feature f of the CTA's span, M tile
     // mi: from the aligned pass's bmax per MX block or the bf16 pass's
