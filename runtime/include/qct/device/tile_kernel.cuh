@@ -462,7 +462,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     scols[1] = (C + 127) / 128 + args.G;
   }
   // The aligned pass's row_major block scales a sector at a time
-  // (ScaleOctet, col_pass.cuh): the first half-CTA of every eighth tile writes
+  // (aligned_scale_octet): the first half-CTA of every eighth tile writes
   // them for its 8 tiles, when each feature's 8 scales are one sector
   // (uniform over the grid; else each tile stores its own). Not with
   // M_TILES > 1, which buffers and stores them itself (store_m_scales).
@@ -470,22 +470,16 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                            M_TILES == 1 && Cfg::any_row_major_col;
   const bool octets = kOctets && scols[1] % 8 == 0;
   const bool octet_writer = octets && half == 0 && bx % 8 == 0;
-  __shared__ TileRows s_octet[Rag::enabled && kOctets ? 8 : 1];
-  using Octet = ScaleOctet<THREADS, K_TILES * TILE_K>;
-  __shared__ typename Octet::Shared s_octmax; // (unused without kOctets)
-  auto octet_rows = [&](int j) -> TileRows {
-    if constexpr (Rag::enabled) {
-      return s_octet[j]; // published by locate_tile's last barrier
-    } else {
-      const TileGeom o = dense_tile(M, tile0 + j);
-      return {o.t0, o.nt};
-    }
-  };
+  __shared__ TileRows s_octet[kOctets ? 8 : 1];
 
   if constexpr (!Rag::enabled) {
     const i64 mleft = scols[1] - tile0;
     nm = mleft < M_TILES ? (int)mleft : M_TILES;
     tg = dense_tile(M, tile0);
+    if (octet_writer && threadIdx.x < 8) { // read after the octet's barrier
+      const TileGeom o = dense_tile(M, tile0 + threadIdx.x);
+      s_octet[threadIdx.x] = {o.t0, o.nt};
+    }
   } else {
     const i64 t = bx;
     TileHit h;
@@ -541,35 +535,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     s.rm_scales = !octets;
     return s;
   };
-  // The writer's octet: with one chunk of loads and one tile of 256
-  // features, issued here, beside the CTA's own (their latency off its
-  // critical path; elsewhere those registers spilled under the cap); else
-  // at the end.
-  constexpr bool kOctetEarly = Octet::early && TILE_K == 256 && K_TILES == 1;
-  u32 octx[Octet::CHUNK];
-  if constexpr (kOctets && kOctetEarly) {
-    if (octet_writer)
-      Octet::load(args, octet_rows, kt0 * TILE_K, K, 0, octx);
-  }
   auto write_octet = [&]() {
     if constexpr (kOctets) {
-      if (!octet_writer)
-        return;
-      for (int i = threadIdx.x; i < 8 * Octet::NB; i += THREADS)
-        s_octmax[i / Octet::NB][i % Octet::NB] = -1;
-      __syncthreads();
-      if constexpr (kOctetEarly) {
-        Octet::reduce(octx, 0, s_octmax);
-      } else {
-#pragma unroll 1
-        for (int c = 0; c < Octet::PER / Octet::CHUNK; ++c) {
-          Octet::load(args, octet_rows, kt0 * TILE_K, K, c, octx);
-          Octet::reduce(octx, c, s_octmax);
-        }
-      }
-      __syncthreads();
-      Octet::template store<Cfg>(args, octet_rows, s_octmax, kt0 * TILE_K, K,
-                                 scols[1], bx);
+      if (octet_writer)
+        aligned_scale_octet<Cfg, THREADS, K_TILES * TILE_K>(
+            args, s_octet, kt0 * TILE_K, K, scols[1], bx);
     }
   };
 
