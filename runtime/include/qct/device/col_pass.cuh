@@ -207,7 +207,6 @@ template <typename Cfg> struct ColPlan {
 } // namespace qct
 
 #include "qct/device/memory.cuh"
-#include "qct/device/ragged.cuh"
 #include "qct/kernel_args.h"
 
 namespace qct {
@@ -228,9 +227,6 @@ struct ColStoreGeom {
   i64 scols;  // 128-block scale columns (row_major stride)
   i64 sb;     // first owned 128-block scale column
   int nb;     // 128-block scale columns owned (0 or 1)
-  // Whether the tile stores its row_major scales (false where another CTA
-  // writes them a sector at a time: aligned_scale_octet).
-  bool rm_scales;
 };
 
 /// Stores the 16 fp8 codes w (tokens 16c.., 4 per word) of feature kf and,
@@ -246,8 +242,7 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
   u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * g.C;
   if (n > 0)
     store_bytes<16, /*Stream=*/false>(rowp + g.col0 + r0, w, n);
-  if (kScale && c == 0 && g.nb > 0 &&
-      (O::scale_layout != ScaleLayout::row_major || g.rm_scales)) {
+  if (kScale && c == 0 && g.nb > 0) {
     const i64 idx = O::scale_layout == ScaleLayout::row_major
                         ? kf * g.scols + g.sb
                         : g.sb * ((g.K + 3) / 4 * 4) + kf;
@@ -432,102 +427,6 @@ QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
       using O = typename Cfg::template out<OI>;
       if constexpr (O::col)
         store_fp8_col_run<O>(args, OI, g, kf, c, zero, 0x3F800000u);
-    });
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// The aligned pass's block scales, a sector at a time
-//===----------------------------------------------------------------------===//
-
-/// Writes the row_major 1x128 block scales of the aligned pass for 8
-/// consecutive tiles tile0.. (tile0 % 8 == 0, scols % 8 == 0, so each
-/// feature's 8 scales are one whole 32-byte sector) x the NF features from
-/// kbase, instead of each tile's CTA storing its own 4-byte scale per
-/// feature: those stores fill a sector from 8 CTAs, and partial-sector
-/// writes cost the dense mxfp4 -> fp8 col kernel 15% of its time on the
-/// H200 (docs/performance.md). The aligned scale depends on the source
-/// scale bytes alone (bmax over the tile's tokens of each MX block, 0xFF
-/// excluded; scale 1.0 for a tile without tokens), so the CTA of the first
-/// tile recomputes the other seven from their bytes (L2 reads: their own
-/// CTAs read them too). rows[j] (shared memory, written before the call) are
-/// tile tile0 + j's rows. Every thread of the CTA calls it.
-template <typename Cfg, int THREADS, int NF>
-QCT_DEV void aligned_scale_octet(const qct_kernel_args &args,
-                                 const TileRows *rows, i64 kbase, i64 K,
-                                 i64 scols, i64 tile0) {
-  constexpr int NB = NF / 32; // MX blocks of the span (4 to 32)
-  constexpr int NW = NB / 4;  // 4-block words per row
-  static_assert(NB % 4 == 0 && NB <= 32 && THREADS % NW == 0, "words");
-  constexpr int RSTEP = THREADS / NW; // rows per step
-  __shared__ int s_oct[8][NB];
-  for (int i = threadIdx.x; i < 8 * NB; i += THREADS)
-    s_oct[i / NB][i % NB] = -1;
-  __syncthreads();
-  // Thread: word w (blocks 4w..4w+3) of rows r, r + RSTEP, ...; each byte
-  // is kept as b + 1 (0xFF, excluded, wraps to 0; so do absent rows and
-  // blocks), so a bytewise unsigned max is bmax + 1.
-  const int w = threadIdx.x % NW, lane = threadIdx.x & 31;
-  const i64 KB = K >> 5, kb = (kbase >> 5) + 4 * w;
-  // Whole words when every row's word is 4-byte aligned (K % 128 == 0; kb
-  // is a multiple of 4); else byte by byte.
-  const bool words = (KB & 3) == 0;
-  const u8 *sc = static_cast<const u8 *>(args.src_scales);
-  auto load_word = [&](i64 row) -> u32 {
-    const u8 *p = sc + row * KB + kb;
-    if (words)
-      return kb < KB ? __ldg(reinterpret_cast<const unsigned int *>(p))
-                     : 0xFFFFFFFFu;
-    u32 x = 0;
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      x |= (kb + i < KB ? (u32)__ldg(p + i) : 0xFFu) << (8 * i);
-    return x;
-  };
-  // Items (tile j, row r, word w), w = threadIdx.x % NW; a warp's items
-  // share j, so each is reduced over the warp's rows at once (few registers:
-  // the pass before this ran under the tile kernel's register cap).
-  constexpr int ITEMS = 8 * 128 * NW;
-  static_assert(ITEMS % THREADS == 0 && (128 * NW) % 32 == 0, "items");
-#pragma unroll 4
-  for (int it = threadIdx.x; it < ITEMS; it += THREADS) {
-    const int j = it / (128 * NW), r = (it / NW) % 128;
-    const TileRows tr = rows[j];
-    u32 x = r < tr.nt ? __vadd4(load_word(tr.t0 + r), 0x01010101u) : 0u;
-#pragma unroll
-    for (int o = NW; o < 32; o <<= 1)
-      x = __vmaxu4(x, __shfl_xor_sync(0xFFFFFFFFu, x, o));
-    if (lane < NW) { // lane == w
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int b = (int)((x >> (8 * i)) & 0xFF) - 1;
-        if (b >= 0)
-          atomicMax(&s_oct[j][4 * w + i], b);
-      }
-    }
-  }
-  __syncthreads();
-#pragma unroll 1
-  for (int f = threadIdx.x; f < NF; f += THREADS) {
-    const i64 kf = kbase + f;
-    if (kf >= K)
-      break;
-    static_for<0, Cfg::num_outputs>([&](auto oi) {
-      constexpr int OI = decltype(oi)::value;
-      using O = typename Cfg::template out<OI>;
-      if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
-        constexpr FloatFmt F = O::T::elem();
-        u32 s[8];
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          s[j] = rows[j].nt > 0 ? pow2_f32_bits(aligned_scale_exp(
-                                      s_oct[j][f / 32], 2, F.emax))
-                                : 0x3F800000u;
-        uint4 *dst = reinterpret_cast<uint4 *>(
-            static_cast<u32 *>(args.out_scales[OI]) + kf * scols + tile0);
-        dst[0] = make_uint4(s[0], s[1], s[2], s[3]);
-        dst[1] = make_uint4(s[4], s[5], s[6], s[7]);
-      }
     });
   }
 }

@@ -157,11 +157,6 @@ struct KernelConfig {
   template <int I> using out = typename Nth<I, Outs...>::type;
   static constexpr bool any_col = (false || ... || Outs::col);
   static constexpr bool any_row = (false || ... || !Outs::col);
-  /// A col output with row_major block scales ([K, scale columns]).
-  static constexpr bool any_row_major_col =
-      (false || ... ||
-       (Outs::col && Outs::has_scales &&
-        Outs::scale_layout == ScaleLayout::row_major));
   /// Largest block of any row output (the tile family needs TILE_K >= it).
   static constexpr int max_row_block = [] {
     int m = 0;

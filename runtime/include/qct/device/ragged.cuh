@@ -127,12 +127,6 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M) {
   return !bad;
 }
 
-/// The source rows of one 128-token tile (nt 0: a tile without tokens).
-struct TileRows {
-  i64 t0;
-  int nt;
-};
-
 /// What a tile-family CTA needs to know about its group: the group's first
 /// token, padded position, first tile and first 32-block, its tokens and
 /// padded tokens; and the totals p[G], t[G], s[G] (capacity tail).
@@ -147,13 +141,10 @@ struct TileHit {
 /// shared memory and binary-searching them, the thread whose group holds
 /// tile index `tile` publishes that group (the scan already passes every
 /// group through some thread). Returns false for bad offsets, after raising
-/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing. With `octet`
-/// (shared memory), the rows of tiles tile..tile+7 go there too (nt 0 for
-/// tiles without tokens), for aligned_scale_octet.
+/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
 template <typename Rag, int THREADS>
 QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
-                         bool write, TileHit &hit,
-                         TileRows *octet = nullptr) {
+                         bool write, TileHit &hit) {
   using OffT = typename Rag::offset_t;
   const OffT *off = static_cast<const OffT *>(args.offsets);
   OffT *poff = static_cast<OffT *>(args.padded_offsets);
@@ -164,8 +155,6 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
   GroupSums carry = {0, 0, 0};
   if (threadIdx.x == 0)
     s_hit.found = false;
-  if (octet && threadIdx.x < 8) // ordered before the publishing by the scan
-    octet[threadIdx.x] = {0, 0};
   if (!bad) {
     // The end checks' loads go out with the first groups' (not after the
     // scan's barriers: one global round trip per CTA, not two).
@@ -199,15 +188,6 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
           s_hit.n = n;
           s_hit.np = v.p;
           s_hit.found = true;
-        }
-        if (octet) {
-          const i64 a = tile > t ? tile : t;
-          const i64 e = tile + 8 < t + v.t128 ? tile + 8 : t + v.t128;
-          for (i64 tt = a; tt < e; ++tt) {
-            const i64 left = n - 128 * (tt - t);
-            octet[tt - tile] = {lo + 128 * (tt - t),
-                                left <= 0 ? 0 : (left < 128 ? (int)left : 128)};
-          }
         }
         if (Rag::write_padded && write && poff)
           poff[g] = (OffT)p;

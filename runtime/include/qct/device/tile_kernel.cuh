@@ -61,8 +61,7 @@ struct TileGeom {
 /// columns, K features, scols128 scale columns of 128-blocks).
 QCT_DEV ColStoreGeom col_store_geom(const TileGeom &tg, i64 C, i64 K,
                                     i64 scols128) {
-  return {tg.col0, tg.ncols, tg.nt, C,        K,
-          scols128, tg.sb[1],  tg.nb[1], true};
+  return {tg.col0, tg.ncols, tg.nt, C, K, scols128, tg.sb[1], tg.nb[1]};
 }
 
 /// Stores the n <= 16 mxfp4 codes q of columns x0.. of one col-output row.
@@ -322,16 +321,16 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// spends 72 registers (128 at 128 threads) on the prefetched tile and
 /// unrolled addresses, which leaves 3 CTAs of 256 threads per SM; capped at
 /// 48 (64 at 128 threads) it needs no spills and 5 CTAs (8 of 128) fit, each
-/// with a tile of loads in flight (ragged: 64 and 4, 96 and 5 at 128
+/// with a tile of loads in flight (ragged: 64 and 4, 80 and 6 at 128
 /// threads; the group geometry stays live across the tiles). The bf16 pass
 /// with M_TILES > 1 at 256 threads asks for 3 (80 registers, which it needs
 /// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
 /// so at 128 threads it asks for 6 (80 registers for its 8 vectors).
-/// TILE_M 64 (half the vectors per thread) and the ragged kernels (whose
-/// group lookup and sector-wide scale writes, aligned_scale_octet, keep
-/// more state) ask for the most that ptxas (nvcc 13, sm_90a) fits without
-/// spills at every K_TILES and M_TILES (found by compiling each).
+/// TILE_M 64 (half the vectors per thread) asks for the most that ptxas
+/// (NVRTC 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
+/// at 256 threads (40 registers; ragged 5, 48), 12 / 10 at 128 threads
+/// (40 / 48).
 /// Every other pass keeps 1: ptxas may use the whole register file (their
 /// quantization would spill under a cap).
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1,
@@ -341,19 +340,16 @@ QCT_HD constexpr int tile_min_blocks() {
     return 3;
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
-  constexpr bool R = Cfg::ragged::enabled;
   if (TILE_M == 64) { // 18-19 KiB of shared memory: up to 11 CTAs per SM
     if (THREADS == 256)
-      return R && TILE_K == 128 ? 4 : 5;
-    if (R)
-      return 8;
+      return Cfg::ragged::enabled ? 5 : 6;
     if (TILE_K == 128)
-      return 12;
+      return Cfg::ragged::enabled ? 10 : 12;
     return M_TILES > 1 ? 8 : 10;
   }
   if (THREADS == 128)
-    return R ? 5 : TILE_K == 256 ? 6 : 8;
-  return R ? 4 : 5;
+    return Cfg::ragged::enabled || TILE_K == 256 ? 6 : 8;
+  return Cfg::ragged::enabled ? 4 : 5;
 }
 
 /// The geometry of dense tile `tile` (128 tokens from 128 * tile).
@@ -456,37 +452,20 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   const i64 tile0 = (i64)bx * M_TILES;
   int nm = 1;
 
-  if constexpr (Rag::enabled) {
-    C = M + args.G * (Rag::pad - 1);
-    scols[0] = (C + 31) / 32 + args.G;
-    scols[1] = (C + 127) / 128 + args.G;
-  }
-  // The aligned pass's row_major block scales a sector at a time
-  // (aligned_scale_octet): the first half-CTA of every eighth tile writes
-  // them for its 8 tiles, when each feature's 8 scales are one sector
-  // (uniform over the grid; else each tile stores its own). Not with
-  // M_TILES > 1, which buffers and stores them itself (store_m_scales).
-  constexpr bool kOctets = Plan::aligned_e2m1 && !Cfg::any_row &&
-                           M_TILES == 1 && Cfg::any_row_major_col;
-  const bool octets = kOctets && scols[1] % 8 == 0;
-  const bool octet_writer = octets && half == 0 && bx % 8 == 0;
-  __shared__ TileRows s_octet[kOctets ? 8 : 1];
-
   if constexpr (!Rag::enabled) {
     const i64 mleft = scols[1] - tile0;
     nm = mleft < M_TILES ? (int)mleft : M_TILES;
     tg = dense_tile(M, tile0);
-    if (octet_writer && threadIdx.x < 8) { // read after the octet's barrier
-      const TileGeom o = dense_tile(M, tile0 + threadIdx.x);
-      s_octet[threadIdx.x] = {o.t0, o.nt};
-    }
   } else {
+    const i64 G = args.G;
     const i64 t = bx;
     TileHit h;
     if (!locate_tile<Rag, THREADS>(args, M, t,
-                                   blockIdx.x == 0 && blockIdx.y == 0, h,
-                                   octet_writer ? s_octet : nullptr))
+                                   blockIdx.x == 0 && blockIdx.y == 0, h))
       return;
+    C = M + G * (Rag::pad - 1);
+    scols[0] = (C + 31) / 32 + G;
+    scols[1] = (C + 127) / 128 + G;
     if (h.found) {
       const i64 i = t - h.t;
       const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
@@ -529,19 +508,6 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     tg = half_tile(whole, half);
 
   const i64 kt0 = (i64)by * K_TILES;
-  // The CTA's fast-pass store geometry of tile g (see `octets`).
-  auto store_geom = [&](const TileGeom &g) {
-    ColStoreGeom s = col_store_geom(g, C, K, scols[1]);
-    s.rm_scales = !octets;
-    return s;
-  };
-  auto write_octet = [&]() {
-    if constexpr (kOctets) {
-      if (octet_writer)
-        aligned_scale_octet<Cfg, THREADS, K_TILES * TILE_K>(
-            args, s_octet, kt0 * TILE_K, K, scols[1], bx);
-    }
-  };
 
   // A ragged tile without tokens (capacity tail or group padding), or a
   // half tile without tokens (TILE_M 64, one M tile: ragged padding or a
@@ -550,12 +516,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   if constexpr ((Rag::enabled || (kHalf && M_TILES == 1)) &&
                 Plan::aligned_e2m1 && !Cfg::any_row) {
     if (tg.nt == 0) {
-      const ColStoreGeom g = store_geom(tg);
+      const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
       for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
         aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M>(args, g,
                                                         (kt0 + j) * TILE_K);
-      write_octet();
       return;
     }
   }
@@ -777,7 +742,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       if constexpr (Plan::aligned_e2m1) {
         // No barrier between tiles: the pass's first barrier comes after its
         // double-buffered bmax partials and before its shared tile writes.
-        const ColStoreGeom g = store_geom(tg);
+        const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
         const int m_other =
             kHalf ? other_half_bmax(geom(mi, 1 - half), k0) : -1;
         aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
@@ -805,7 +770,6 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   }
 
-  write_octet();
   if constexpr (kMScales) {
     if (half != 0)
       return; // the first half's CTA stores the tiles' scales
