@@ -135,8 +135,7 @@ struct QCTLowerToKernelPass
       bool wideTiles = mxfp4 && !anyRow && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
       for (int64_t w : {64, 128, 256})
-        if (w >= widestRowBlock && (w < 256 || wideTiles) &&
-            (w > 64 || !wideTiles))
+        if (w >= widestRowBlock && (wideTiles ? w >= 128 : w < 256))
           widths.push_back(w);
       int64_t tileK = wideTiles ? 256 : fp32 && widths.front() == 64 ? 64 : 128;
       knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths, tileK));

@@ -47,6 +47,12 @@ template <typename Cfg, int TILE_K> QCT_HD constexpr int tile_row_bytes() {
   return S::fmt == Fmt::mxfp4 ? TILE_K : TILE_K * S::T::elem_bits / 8;
 }
 
+/// x clamped to [0, hi]: how many of hi rows, columns or blocks of a tile
+/// remain when x of them are left past its start.
+QCT_HD int clamp_count(i64 x, int hi) {
+  return x <= 0 ? 0 : (x < hi ? (int)x : hi);
+}
+
 /// The geometry of one CTA's tile.
 struct TileGeom {
   i64 t0;    // first source row (token)
@@ -104,14 +110,13 @@ QCT_HD constexpr int tile_loads() {
 /// CTA converts with the same block exponent but does not store it). A
 /// half of padding or past the tile's last column has nt or ncols 0.
 QCT_HD TileGeom half_tile(const TileGeom &t, int h) {
-  auto clamp = [](i64 x, int hi) { return x <= 0 ? 0 : (x < hi ? (int)x : hi); };
   TileGeom g = t;
   g.t0 = t.t0 + 64 * h;
-  g.nt = clamp(t.nt - 64 * h, 64);
+  g.nt = clamp_count(t.nt - 64 * h, 64);
   g.col0 = t.col0 + 64 * h;
-  g.ncols = clamp(t.ncols - 64 * h, 64);
+  g.ncols = clamp_count(t.ncols - 64 * h, 64);
   g.sb[0] = t.sb[0] + 2 * h; // 32-blocks
-  g.nb[0] = clamp(t.nb[0] - 2 * h, 2);
+  g.nb[0] = clamp_count(t.nb[0] - 2 * h, 2);
   g.nb[1] = h == 0 ? t.nb[1] : 0;
   return g;
 }
@@ -277,8 +282,7 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
         if (!fvalid)
           return;
         // Data: columns col0 + r0 .. of output row kf.
-        const int n =
-            tg.ncols - r0 < 0 ? 0 : (tg.ncols - r0 < 16 ? tg.ncols - r0 : 16);
+        const int n = clamp_count(tg.ncols - r0, 16);
         const i64 rowbytes = (C * OB + 7) / 8;
         u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * rowbytes;
         const i64 x0 = tg.col0 + r0;
@@ -328,7 +332,7 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
 /// so at 128 threads it asks for 6 (80 registers for its 8 vectors).
 /// TILE_M 64 (half the vectors per thread) asks for the most that ptxas
-/// (NVRTC 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
+/// (nvcc 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
 /// at 256 threads (40 registers; ragged 5, 48), 12 / 10 at 128 threads
 /// (40 / 48).
 /// Every other pass keeps 1: ptxas may use the whole register file (their
@@ -470,7 +474,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       const i64 i = t - h.t;
       const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
       tg.t0 = h.o + 128 * i;
-      tg.nt = nl <= 0 ? 0 : (nl < 128 ? (int)nl : 128);
+      tg.nt = clamp_count(nl, 128);
       tg.col0 = h.p + 128 * i;
       tg.ncols = cl < 128 ? (int)cl : 128;
       tg.sb[1] = h.t + i;
@@ -484,13 +488,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       tg.nt = 0;
       tg.col0 = h.total.p + 128 * k;
       const i64 cl = C - tg.col0;
-      tg.ncols = cl <= 0 ? 0 : (cl < 128 ? (int)cl : 128);
+      tg.ncols = clamp_count(cl, 128);
       tg.sb[1] = h.total.t128 + k;
       const i64 b128 = scols[1] - tg.sb[1];
       tg.nb[1] = b128 <= 0 ? 0 : 1;
       tg.sb[0] = h.total.s32 + 4 * k;
       const i64 b32 = scols[0] - tg.sb[0];
-      tg.nb[0] = b32 <= 0 ? 0 : (b32 < 4 ? (int)b32 : 4);
+      tg.nb[0] = clamp_count(b32, 4);
     }
   }
   // The geometry of the CTA's M tile mi (ragged: its one tile), whole; with
