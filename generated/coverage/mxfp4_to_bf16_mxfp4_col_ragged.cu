@@ -23,6 +23,14 @@
 #ifndef QCT_TILE_M
 #define QCT_TILE_M 128
 #endif
+#ifndef QCT_CLUSTER_M
+#define QCT_CLUSTER_M 1
+#endif
+#if QCT_CLUSTER_M > 1
+#define QCT_CLUSTER_DIMS __cluster_dims__(QCT_CLUSTER_M, 1, 1)
+#else
+#define QCT_CLUSTER_DIMS
+#endif
 
 namespace {
 using namespace qct::dev;
@@ -37,8 +45,10 @@ using Config = KernelConfig<Source, Group, /*StaticK=*/0, Out0, Out1>;
 
 extern "C" __global__ void __launch_bounds__(
     QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, QCT_TILE_K,
-                                            QCT_K_TILES, QCT_M_TILES, QCT_TILE_M>()))
+                                            QCT_K_TILES, QCT_M_TILES, QCT_TILE_M,
+                                            QCT_CLUSTER_M>())) QCT_CLUSTER_DIMS
     qct_mxfp4_to_bf16_mxfp4_col_ragged(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES,
-                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M>(args);
+                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,
+                        QCT_CLUSTER_M>(args);
 }

@@ -243,6 +243,8 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
         return schedule
 
     def ctas(s: Schedule) -> int:
+        # CTAs with work: a grid rounded up to whole clusters (QCT_CLUSTER_M) has idle ones.
+        s = {**s, "QCT_CLUSTER_M": 1} if "QCT_CLUSTER_M" in s else s
         try:
             return math.prod(eval_shape(g, M, K, groups, s) for g in grid)
         except (ValueError, KeyError):

@@ -72,6 +72,12 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
   for (const Knob &knob : plan.knobs)
     os << "#ifndef " << knob.name << "\n#define " << knob.name << ' '
        << knob.defaultValue << "\n#endif\n";
+  // A cluster attribute only where QCT_CLUSTER_M asks for one: a cluster of
+  // one CTA would still be launched as a cluster.
+  if (plan.family == KernelFamily::Tile)
+    os << "#if QCT_CLUSTER_M > 1\n"
+          "#define QCT_CLUSTER_DIMS __cluster_dims__(QCT_CLUSTER_M, 1, 1)\n"
+          "#else\n#define QCT_CLUSTER_DIMS\n#endif\n";
 
   os << "\nnamespace {\nusing namespace qct::dev;\n";
   os << "using Source = Src<Fmt::" << formatName(plan.source) << ">;\n";
@@ -106,14 +112,17 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
        << "    QCT_THREADS, (qct::dev::tile_min_blocks<Config, QCT_THREADS, "
           "QCT_TILE_K,\n"
        << "                                            QCT_K_TILES, "
-          "QCT_M_TILES, QCT_TILE_M>()))\n";
+          "QCT_M_TILES, QCT_TILE_M,\n"
+       << "                                            QCT_CLUSTER_M>())) "
+          "QCT_CLUSTER_DIMS\n";
   else
     os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n";
   os << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
   if (plan.family == KernelFamily::Tile)
     os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, "
           "QCT_K_TILES,\n"
-          "                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M>(args);\n";
+          "                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,\n"
+          "                        QCT_CLUSTER_M>(args);\n";
   else
     os << "  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);\n";
   os << "}\n";

@@ -82,7 +82,7 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
   std::vector<const char *> required = {"QCT_THREADS", "QCT_UNROLL"};
   if (plan.family == KernelFamily::Tile)
     required = {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES", "QCT_M_TILES",
-                "QCT_GROUP_M", "QCT_TILE_M"};
+                "QCT_GROUP_M", "QCT_TILE_M", "QCT_CLUSTER_M"};
   for (const char *name : required)
     if (llvm::none_of(plan.knobs,
                       [&](const Knob &k) { return k.name == name; }))

@@ -230,11 +230,13 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     std::string smem =
         "QCT_TILE_M*(" + rowb + "+16)" + (scb.empty() ? "" : "+" + scb);
     // A dense CTA owns QCT_M_TILES consecutive 128-token tiles; at
-    // QCT_TILE_M 64 two CTAs share each (one half each).
-    std::string gridX = "cdiv(M,128*QCT_M_TILES)*(128/QCT_TILE_M)";
+    // QCT_TILE_M 64 two CTAs share each (one half each). The grid is whole
+    // clusters of QCT_CLUSTER_M CTAs along x.
+    std::string gridX =
+        "rup(cdiv(M,128*QCT_M_TILES)*(128/QCT_TILE_M),QCT_CLUSTER_M)";
     if (plan.ragged)
-      gridX = "(cdiv(" + raggedCapacity(*plan.ragged) +
-              ",128)+G)*(128/QCT_TILE_M)";
+      gridX = "rup((cdiv(" + raggedCapacity(*plan.ragged) +
+              ",128)+G)*(128/QCT_TILE_M),QCT_CLUSTER_M)";
     launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K*QCT_K_TILES)", "1"};
     launch["dynamic_smem_bytes"] = smem;
   }

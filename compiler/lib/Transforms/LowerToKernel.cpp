@@ -145,11 +145,15 @@ struct QCTLowerToKernelPass
       // its group up once for all of them. Elsewhere more tiles per CTA only
       // cost registers, so only 1 is offered. Default 2 at TILE_K 128: on
       // the H200 the dense mxfp4 -> fp8 col kernel ran 136 us at 2, 142 at
-      // 1, 145 at 4; 1 at TILE_K 256, which does not prefetch.
+      // 1, 145 at 4. At TILE_K 256 (no prefetch) with QCT_CLUSTER_M 8 (the
+      // wide tiles' default, below), fewer CTAs per cluster barrier won:
+      // dense 114.3 us at 2, 116.3 at 1, 117.7 at 4; ragged 133.3 us at 4,
+      // 137.0 at 2, 153.6 at 1 with 32 groups, 231.4, 248.8, 292.5 with
+      // 256 (M = 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).
       bool ragged = kernel.getRagged().has_value();
+      int64_t kTiles = wideTiles && ragged ? 4 : 2;
       if (mxfp4 || ragged)
-        knobs.push_back(
-            KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, tileK == 256 ? 1 : 2));
+        knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, kTiles));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1}, 1));
       // Consecutive 128-token tiles per CTA, along M: a dense CTA whose col
@@ -187,6 +191,18 @@ struct QCTLowerToKernelPass
         knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_M", {128, 64}, 128));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_M", {128}, 128));
+      // CTAs per thread block cluster along M (cluster.cuh): 8 CTAs of
+      // consecutive tiles write their row_major block scales together, a
+      // whole 32-byte sector per feature, instead of 4 bytes each. For the
+      // aligned pass, whose block scales come from the bmax alone. Default
+      // 8: the dense mxfp4 -> fp8 col kernel ran 114.3 us against 120.0 at
+      // the best schedule without clusters (H200, M = 32768, K = 7168;
+      // clusters of 2 and 4, which would need M_TILES 4 and 2 for whole
+      // sectors, ran no faster: docs/perf/probe-2026-11-29-session6.log).
+      if (wideTiles)
+        knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
+      else
+        knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1}, 1));
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));

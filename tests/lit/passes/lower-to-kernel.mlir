@@ -22,7 +22,7 @@ qct.kernel @row attributes {spec_hash = ""} {
 // raster group along M (1, 4: a dense bf16 source; default 4).
 // CHECK-LABEL: qct.kernel @tile
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
 qct.kernel @tile attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
@@ -76,11 +76,12 @@ qct.kernel @tile_row128 attributes {spec_hash = ""} {
 
 // A dense mxfp4 source whose only output is an aligned fp8 col (the fused
 // convert): tiles of 256 features too (default: whole source lines) and
-// not 64 (the slowest), K tiles (default 1 at 256: no prefetch there), M
-// tiles 1, 2, 4 (default 1, measured on the H200), no raster bands (slower
-// for this source), and half tiles of 64 tokens per CTA.
+// not 64 (the slowest), K tiles (default 2 with clusters), M tiles 1, 2, 4
+// (default 1, measured on the H200), no raster bands (slower for this
+// source), half tiles of 64 tokens per CTA, and clusters of 8 CTAs along M
+// (default: their block scales are stored a whole sector at a time).
 // CHECK-LABEL: qct.kernel @tile_mxfp4
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [128, 256], 256>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128, 64], 128>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [128, 256], 256>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128, 64], 128>, #qct.knob<"QCT_CLUSTER_M", [1, 8], 8>]
 qct.kernel @tile_mxfp4 attributes {spec_hash = ""} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
   %1 = qct.transpose %0 : !qct.tile<mxfp4, row> -> !qct.tile<mxfp4, col>
@@ -95,7 +96,7 @@ qct.kernel @tile_mxfp4 attributes {spec_hash = ""} {
 // 256-feature tiles (unmeasured with row outputs, whose registers the wide
 // tile would crowd), so K tiles default to 2 (the prefetching pass).
 // CHECK-LABEL: qct.kernel @tile_mxfp4_decode_row
-// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128], 128>]
+// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
 qct.kernel @tile_mxfp4_decode_row attributes {spec_hash = ""} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
   %1 = qct.decode %0 : !qct.tile<mxfp4, row> -> !qct.tile<bf16, row>
@@ -111,7 +112,7 @@ qct.kernel @tile_mxfp4_decode_row attributes {spec_hash = ""} {
 // A col output no fast pass takes (bf16 -> mxfp4 col): one M tile per CTA,
 // raster bands 1 or 4 (default 4).
 // CHECK-LABEL: qct.kernel @tile_generic
-// CHECK-SAME:    #qct.knob<"QCT_M_TILES", [1], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>]
+// CHECK-SAME:    #qct.knob<"QCT_M_TILES", [1], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
 qct.kernel @tile_generic attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>

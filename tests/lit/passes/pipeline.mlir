@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: qct.kernel @mxfp4_three_outputs
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128], 128>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [128], 128>, #qct.knob<"QCT_K_TILES", [1, 2, 4], 2>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1], 1>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
 // CHECK:         %[[SRC:.*]] = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
 // CHECK-NOT:     qct.load_source
 // CHECK-DAG:     %[[ROW:.*]] = qct.convert %[[SRC]] scales <128, aligned, row_major> : !qct.tile<mxfp4, row> -> !qct.tile<fp8_e4m3, row>

@@ -265,22 +265,23 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// the pass on several tiles passes their index parity as `slot`: the
 /// per-warp bmax words are double-buffered, so the next tile's partials may
 /// be written while slow warps still read this tile's (its first barrier
-/// orders everything else). With MBUF (a CTA of several M tiles,
-/// docs/device-library.md) the tile's bmax per MX block goes to
-/// s_bm[0..TILE_K/32) and row_major scales are not stored here
-/// (store_m_scales writes them after the CTA's loops). With TILE_M 64 the
+/// orders everything else). With MBUF (a CTA of several M tiles or of a
+/// cluster, docs/device-library.md) every thread passes the bmax of its MX
+/// block (threadIdx.x % (TILE_K / 32)) to bmax_sink, after the pass's first
+/// barrier, and row_major scales are not stored here (store_m_scales or
+/// store_cluster_scales write them after the CTA's loops). With TILE_M 64 the
 /// 1x128 block's other 64 tokens belong to the sibling CTA: `m_other` is
 /// this thread's share of their bmax (the largest of their scale bytes of
 /// its MX block, as the caller read them; -1 if none), and g is the half's
 /// geometry (its own block scale only in the first half's: g.nb).
 template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128,
-          bool MBUF = false, typename Vec>
+          bool MBUF = false, typename Vec, typename BmaxSink = int>
 QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
                                    const Vec (&sv)[TILE_M * (TILE_K / 32) /
                                                    THREADS],
                                    const ColStoreGeom &g, i64 k0, u8 *s_f8,
-                                   int slot = 0, int *s_bm = nullptr,
-                                   int m_other = -1) {
+                                   int slot = 0, int m_other = -1,
+                                   const BmaxSink &bmax_sink = 0) {
   static_assert(TILE_M == 128 || TILE_M == 64, "QCT_TILE_M: 128, 64");
   constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
   constexpr int LOADS = TILE_M * NV / THREADS; // vectors per thread
@@ -330,10 +331,8 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
     return bm;
   };
   const int bmax_mine = bmax_of(v);
-  if constexpr (MBUF) {
-    if (threadIdx.x < NV) // v == threadIdx.x
-      s_bm[threadIdx.x] = bmax_mine;
-  }
+  if constexpr (MBUF)
+    bmax_sink(bmax_mine);
 
   bool first = true;
   static_for<0, Cfg::num_outputs>([&](auto oi) {
@@ -410,8 +409,10 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 /// (zero codes for g's columns of features k0..k0+TILE_K, scale 1.0 for its
 /// block, if g owns it), stored straight from registers: no loads, no shared
 /// memory, no barrier. At 256 groups a sixth of the ragged kernel's tiles
-/// are tail tiles (docs/performance.md).
-template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128>
+/// are tail tiles (docs/performance.md). With MBUF the caller writes the
+/// row_major block scales (store_cluster_scales).
+template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128,
+          bool MBUF = false>
 QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
                                const ColStoreGeom &g, i64 k0) {
   constexpr int RUNS = TILE_M / 16;
@@ -426,7 +427,9 @@ QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,
       constexpr int OI = decltype(oi)::value;
       using O = typename Cfg::template out<OI>;
       if constexpr (O::col)
-        store_fp8_col_run<O>(args, OI, g, kf, c, zero, 0x3F800000u);
+        store_fp8_col_run<O, !(MBUF && O::scale_layout ==
+                                          ScaleLayout::row_major)>(
+            args, OI, g, kf, c, zero, 0x3F800000u);
     });
   }
 }

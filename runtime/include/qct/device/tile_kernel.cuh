@@ -33,6 +33,7 @@
 #define QCT_DEVICE_TILE_KERNEL_CUH
 
 #include "qct/device/row_kernel.cuh"
+#include "qct/device/cluster.cuh"
 #include "qct/device/col_pass.cuh"
 #include "qct/device/raster.cuh"
 
@@ -335,15 +336,24 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// (nvcc 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
 /// at 256 threads (40 registers; ragged 5, 48), 12 / 10 at 128 threads
 /// (40 / 48).
+/// A ragged cluster (CLUSTER_M > 1) of several K tiles keeps its bmax
+/// buffer and the cluster's geometry live as well: it asks for 5 CTAs of
+/// 128 threads at TILE_M 128, 8 of 128 or 4 of 256 at TILE_M 64 (no spills).
 /// Every other pass keeps 1: ptxas may use the whole register file (their
 /// quantization would spill under a cap).
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1,
-          int TILE_M = 128>
+          int TILE_M = 128, int CLUSTER_M = 1>
 QCT_HD constexpr int tile_min_blocks() {
   if (ColPlan<Cfg>::bf16_pow2 && M_TILES > 1 && THREADS == 256)
     return 3;
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
+  if (Cfg::ragged::enabled && CLUSTER_M > 1 && K_TILES > 1) {
+    if (TILE_M == 64)
+      return THREADS == 256 ? 4 : 8;
+    if (THREADS == 128)
+      return 5;
+  }
   if (TILE_M == 64) { // 18-19 KiB of shared memory: up to 11 CTAs per SM
     if (THREADS == 256)
       return Cfg::ragged::enabled ? 5 : 6;
@@ -371,7 +381,28 @@ QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
   return tg;
 }
 
-/// The tile-family kernel body. Launch (docs/device-library.md): block
+/// Whether a CTA keeps its tiles' row_major block scales in shared memory
+/// and writes them after its loops: with several M tiles (store_m_scales)
+/// or, for the aligned pass, in a cluster (store_cluster_scales).
+template <typename Cfg, int M_TILES, int CLUSTER_M>
+QCT_HD constexpr bool buffers_scales() {
+  using Plan = ColPlan<Cfg>;
+  return (M_TILES > 1 && (Plan::aligned_e2m1 || Plan::bf16_pow2)) ||
+         (CLUSTER_M > 1 && Plan::aligned_e2m1);
+}
+
+/// The entries of the aligned pass's buffered bmax (s_mbm): per M tile, K
+/// tile and MX block.
+template <typename Cfg, int TILE_K, int K_TILES, int M_TILES, int CLUSTER_M>
+QCT_HD constexpr int buffered_bmax_entries() {
+  return buffers_scales<Cfg, M_TILES, CLUSTER_M>() &&
+                 ColPlan<Cfg>::aligned_e2m1
+             ? M_TILES * K_TILES * (TILE_K / 32)
+             : 1;
+}
+
+/// The tile-family kernel body (tile_kernel). Returns false when it wrote
+/// nothing for bad ragged offsets. (docs/device-library.md): block
 /// (THREADS), grid (dense: cdiv(M, 128 * M_TILES), ragged: tiles;
 /// cdiv(K, TILE_K * K_TILES)), dynamic smem 128 * (tile_row_bytes + 16) +
 /// the source scale bytes (the metadata's expression, Metadata.cpp). A CTA
@@ -388,10 +419,11 @@ QCT_DEV TileGeom dense_tile(i64 M, i64 tile) {
 /// scales with one 8- or 16-byte store after its loops (store_scale_run).
 /// mn_major scales are contiguous along features already and the generic
 /// pass keeps its per-tile stores.
-template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
-          int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128,
-          int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* below */>
-QCT_DEV void tile_kernel(const qct_kernel_args &args) {
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
+          int GROUP_M, int TILE_M, int CLUSTER_M, int UNROLL_M,
+          typename ClusterT>
+QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
+                              ClusterT &cluster) {
   using S = typename Cfg::src;
   using Rag = typename Cfg::ragged;
   static_assert(Cfg::any_col, "without a col output use the row family");
@@ -402,6 +434,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
   constexpr int DATA = TILE_M * (tile_row_bytes<Cfg, TILE_K>() + 16);
   using Plan = ColPlan<Cfg>;
+  constexpr bool kMScales = buffers_scales<Cfg, M_TILES, CLUSTER_M>();
   // TILE_M 64: two CTAs (x = 2 * tile + half) share a 128-token tile, each
   // loading, converting and storing 64 of its tokens (half the bytes per
   // CTA: more CTAs resident, shorter load -> store chains). The 1x128 block
@@ -457,6 +490,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   int nm = 1;
 
   if constexpr (!Rag::enabled) {
+    if constexpr (CLUSTER_M > 1) // (a test that spilled elsewhere)
+      if (tile0 >= scols[1])
+        return true; // past the last tile: the grid's rounding to clusters
     const i64 mleft = scols[1] - tile0;
     nm = mleft < M_TILES ? (int)mleft : M_TILES;
     tg = dense_tile(M, tile0);
@@ -466,7 +502,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     TileHit h;
     if (!locate_tile<Rag, THREADS>(args, M, t,
                                    blockIdx.x == 0 && blockIdx.y == 0, h))
-      return;
+      return false;
     C = M + G * (Rag::pad - 1);
     scols[0] = (C + 31) / 32 + G;
     scols[1] = (C + 127) / 128 + G;
@@ -523,9 +559,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
       for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
-        aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M>(args, g,
-                                                        (kt0 + j) * TILE_K);
-      return;
+        aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
+            args, g, (kt0 + j) * TILE_K);
+      return true;
     }
   }
 
@@ -653,15 +689,10 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     return m;
   };
 
-  // Scales of several M tiles, kept for the stores after the loops (see
-  // above): per tile, the aligned pass's bmax per MX block, the bf16 pass's
-  // exponent per feature and output.
-  constexpr bool kMScales =
-      M_TILES > 1 && (Plan::aligned_e2m1 || Plan::bf16_pow2);
+  // Scales of several M tiles or a cluster's, kept for the stores after the
+  // loops (see above): per tile, the aligned pass's bmax per MX block (in
+  // s_mbm, the caller's), the bf16 pass's exponent per feature and output.
   constexpr int NF = K_TILES * TILE_K; // features of the CTA
-  __shared__ int s_mbm[kMScales && Plan::aligned_e2m1
-                           ? M_TILES * K_TILES * (TILE_K / 32)
-                           : 1];
   __shared__ signed char
       s_mexp[kMScales && Plan::bf16_pow2 ? Cfg::num_outputs * M_TILES * NF
                                          : 1];
@@ -749,10 +780,21 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
         const int m_other =
             kHalf ? other_half_bmax(geom(mi, 1 - half), k0) : -1;
+        // Where the tile's bmax go (kMScales): s_mbm, or the cluster's
+        // copies (the CTA's last tile arrives at its barrier; at TILE_M 64
+        // the first half's CTA stores them).
+        const int entry0 = (mi * K_TILES + j) * (TILE_K / 32);
+        const bool last = (M_TILES == 1 || mi + 1 >= nm) &&
+                          (j + 1 >= K_TILES || k0 + TILE_K >= K);
+        auto bmax_sink = [&](int bm) {
+          if constexpr (CLUSTER_M > 1)
+            cluster.publish(entry0, bm, half == 0, last);
+          else if (threadIdx.x < TILE_K / 32)
+            s_mbm[entry0 + threadIdx.x] = bm;
+        };
         aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
-            args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1,
-            s_mbm + (kMScales ? (mi * K_TILES + j) * (TILE_K / 32) : 0),
-            m_other);
+            args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1, m_other,
+            bmax_sink);
         if constexpr (Cfg::any_row)
           tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
       } else {
@@ -774,9 +816,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
   }
 
-  if constexpr (kMScales) {
+  if constexpr (kMScales && CLUSTER_M == 1) {
     if (half != 0)
-      return; // the first half's CTA stores the tiles' scales
+      return true; // the first half's CTA stores the tiles' scales
     __syncthreads(); // the last tile's scales are in shared memory
     // The scale exponent of output oi, feature f of the CTA's span, M tile
     // mi: from the aligned pass's bmax per MX block or the bf16 pass's
@@ -793,6 +835,44 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     };
     store_m_scales<Cfg, THREADS, NF, M_TILES>(
         args, exp_of, kt0 * TILE_K, K, scols[1], tile0, nm);
+  }
+  return true;
+}
+
+/// The tile-family kernel (the emitted entry's body): tile_kernel_body, and
+/// with CLUSTER_M > 1 (an entry declared __cluster_dims__(CLUSTER_M, 1, 1),
+/// a grid rounded up to whole clusters along x) the cluster's block scales
+/// after it (cluster.cuh). Every CTA of a cluster reaches the cluster
+/// barriers, those past the last tile included.
+template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
+          int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128,
+          int CLUSTER_M = 1,
+          int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* body */>
+QCT_DEV void tile_kernel(const qct_kernel_args &args) {
+  constexpr int NBM =
+      buffered_bmax_entries<Cfg, TILE_K, K_TILES, M_TILES, CLUSTER_M>();
+  using Cluster = ClusterBmax<CLUSTER_M, TILE_K / 32, NBM>;
+  __shared__ int s_mbm[CLUSTER_M * NBM]; // the cluster's: a copy per CTA
+  Cluster cluster;
+  if constexpr (CLUSTER_M == 1) {
+    tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
+                     CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
+  } else {
+    using Rag = typename Cfg::ragged;
+    static_assert(ColPlan<Cfg>::aligned_e2m1 && !Cfg::any_row && GROUP_M == 1,
+                  "QCT_CLUSTER_M > 1: the aligned pass without row outputs, "
+                  "QCT_GROUP_M 1 (clusters are consecutive CTAs along x)");
+    cluster.template begin<THREADS>(s_mbm);
+    const bool ok =
+        tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
+                         TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
+    cluster.end();
+    const i64 M = args.M;
+    const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+    const i64 C = Rag::enabled ? M + args.G * (Rag::pad - 1) : M;
+    const i64 scols = (C + 127) / 128 + (Rag::enabled ? args.G : 0);
+    store_cluster_scales<Cfg, THREADS, TILE_K, K_TILES, M_TILES, TILE_M,
+                         CLUSTER_M>(args, s_mbm, cluster.rank, ok, scols, K);
   }
 }
 
