@@ -146,10 +146,10 @@ struct QCTLowerToKernelPass
       // cost registers, so only 1 is offered. Default 2 at TILE_K 128: on
       // the H200 the dense mxfp4 -> fp8 col kernel ran 136 us at 2, 142 at
       // 1, 145 at 4. At TILE_K 256 (no prefetch) with QCT_CLUSTER_M 8 (the
-      // wide tiles' default, below), fewer CTAs per cluster barrier won:
-      // dense 114.3 us at 2, 116.3 at 1, 117.7 at 4; ragged 133.3 us at 4,
-      // 137.0 at 2, 153.6 at 1 with 32 groups, 231.4, 248.8, 292.5 with
-      // 256 (M = 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).
+      // wide tiles' default, below), fewer CTAs per cluster won: dense
+      // 111.3 us at 2, 116.8 at 1, 115.8 at 4; ragged 130.9 us at 4, 132.8
+      // at 2, 147.3 at 1 with 32 groups, 227.6, 243.2, 280.0 with 256 (M =
+      // 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).
       bool ragged = kernel.getRagged().has_value();
       int64_t kTiles = wideTiles && ragged ? 4 : 2;
       if (mxfp4 || ragged)
@@ -195,7 +195,7 @@ struct QCTLowerToKernelPass
       // consecutive tiles write their row_major block scales together, a
       // whole 32-byte sector per feature, instead of 4 bytes each. For the
       // aligned pass, whose block scales come from the bmax alone. Default
-      // 8: the dense mxfp4 -> fp8 col kernel ran 114.3 us against 120.0 at
+      // 8: the dense mxfp4 -> fp8 col kernel ran 111.3 us against 120.1 at
       // the best schedule without clusters (H200, M = 32768, K = 7168;
       // clusters of 2 and 4, which would need M_TILES 4 and 2 for whole
       // sectors, ran no faster: docs/perf/probe-2026-11-29-session6.log).

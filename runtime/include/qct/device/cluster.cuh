@@ -10,7 +10,8 @@
 // block into every CTA's shared memory (distributed shared memory) as soon
 // as the pass has it, and after its own tiles every CTA writes an eighth of
 // the cluster's scales from its copy, 8 consecutive lanes a feature's 8
-// scales: one whole sector per 8 lanes. Needs sm_90 (clusters, mapa).
+// scales: one whole sector per 8 lanes. Needs sm_90 (clusters, mapa,
+// st.async).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_CLUSTER_CUH
@@ -48,67 +49,109 @@ QCT_DEV void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
 }
 
-/// Stores v to the int at p in the shared memory of the cluster's CTA
-/// `rank` (p is this CTA's address of the same variable).
-QCT_DEV void store_cluster_shared(int *p, unsigned rank, int v) {
-  const unsigned local = (unsigned)__cvta_generic_to_shared(p);
+/// The shared::cluster address of the variable at p (this CTA's address)
+/// in the shared memory of the cluster's CTA `rank`.
+QCT_DEV unsigned cluster_shared_address(const void *p, unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote)
-               : "r"(local), "r"(rank));
-  asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(v)
+               : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+  return remote;
+}
+
+/// Stores v to the int at p of the cluster's CTA `rank` as an asynchronous
+/// store that completes 4 bytes of the transaction count of mbarrier `bar`
+/// there (no fence: the receiver's wait on its barrier orders it).
+QCT_DEV void store_async_cluster(int *p, unsigned long long *bar,
+                                 unsigned rank, int v) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 "
+               "[%0], %1, [%2];" ::"r"(cluster_shared_address(p, rank)),
+               "r"(v), "r"(cluster_shared_address(bar, rank))
                : "memory");
 }
 
 /// The cluster's bmax table, a copy in every CTA: [CL][NBM] ints, entry
 /// (rank, (M tile * K_TILES + K tile) * NV + MX block), kNoTokensBmax where
-/// no pass ran. Every thread of every CTA walks the same two barrier
-/// phases, early arrivals and late waits so that no CTA waits for its
-/// peers' stores:
-///   begin()   fills the local copy, arrives (phase 1);
-///   publish() per tile, after the pass's bmax: the first waits for phase 1
-///             (every CTA has started and filled its copy: remote stores
-///             may go), NV * CL threads store the tile's NV entries to the
-///             CL copies, and the CTA's last tile arrives (phase 2);
-///   end()     after the CTA's loops: the phases not walked yet, then waits
-///             for phase 2 (every copy is complete; no CTA writes into
-///             another after it, so none needs to stay for its peers).
-template <int CL, int NV, int NBM> struct ClusterBmax {
+/// no pass ran, and NV scratch ints after them. Each owner CTA (every CTA;
+/// at TILE_M 64 the first half's) stores each of its NBM entries into every
+/// copy with st.async, which counts its bytes on the receiver's mbarrier:
+///   begin()   fills the local copy, sets the mbarrier to expect every
+///             owner's NBM entries, arrives at the cluster barrier;
+///   publish() per tile, after the pass's bmax: the first waits at the
+///             cluster barrier (every CTA has started and set up its copy:
+///             remote stores may go), then NV * CL threads store the tile's
+///             NV entries, one to each copy;
+///   end()     after the CTA's loops: an owner that ran fewer than
+///             M_TILES * K_TILES passes stores as many filler entries to
+///             the scratch ints (the expected count is fixed), then every
+///             thread waits until its copy's mbarrier has all the bytes.
+/// No release fence on the owners' side and no barrier at the end: a CTA's
+/// copy is complete, and written by no one, once its mbarrier completes,
+/// so it may leave without waiting for its peers.
+template <int CL, int NV, int NBM, int TILE_M> struct ClusterBmax {
+  static constexpr int kOwners = TILE_M == 64 ? CL / 2 : CL;
   int *table;
+  unsigned long long *bar;
   unsigned rank;
-  bool started;   // phase 1 waited for
-  bool published; // phase 2 arrived at
+  bool owner;   // this CTA stores entries
+  bool started; // the cluster barrier waited for
+  int pushed;   // tiles whose entries were stored
 
-  template <int THREADS> QCT_DEV void begin(int *t) {
+  template <int THREADS>
+  QCT_DEV void begin(int *t, unsigned long long *b) {
     table = t;
+    bar = b;
     rank = cluster_rank();
-    started = published = false;
+    owner = TILE_M == 128 || (rank & 1) == 0;
+    started = false;
+    pushed = 0;
     for (int i = threadIdx.x; i < CL * NBM; i += THREADS)
       table[i] = kNoTokensBmax;
+    if (threadIdx.x == 0) {
+      const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(a)
+                   : "memory");
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::
+                       "r"(a),
+                   "r"(kOwners * NBM * 4)
+                   : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
     cluster_arrive();
   }
-  /// bm: this thread's bmax of MX block threadIdx.x % NV for the entries
-  /// from entry0; push false (the second half's CTA at TILE_M 64) stores
-  /// nothing.
-  QCT_DEV void publish(int entry0, int bm, bool push, bool last) {
+  QCT_DEV void start() {
     if (!started) {
       cluster_wait();
       started = true;
     }
-    if (push && threadIdx.x < NV * CL)
-      store_cluster_shared(table + rank * NBM + entry0 + threadIdx.x % NV,
-                           threadIdx.x / NV, bm);
-    if (last && !published) {
-      cluster_arrive();
-      published = true;
-    }
+  }
+  /// bm: this thread's bmax of MX block threadIdx.x % NV for the entries
+  /// from entry0.
+  QCT_DEV void publish(int entry0, int bm) {
+    start();
+    if (owner && threadIdx.x < NV * CL)
+      store_async_cluster(table + rank * NBM + entry0 + threadIdx.x % NV, bar,
+                          threadIdx.x / NV, bm);
+    ++pushed;
   }
   QCT_DEV void end() {
-    if (!started)
-      cluster_wait();
-    if (!published)
-      cluster_arrive();
-    cluster_wait();
+    start();
+    if (owner && threadIdx.x < NV * CL) {
+#pragma unroll 1
+      for (int t = pushed; t < NBM / NV; ++t)
+        store_async_cluster(table + CL * NBM + threadIdx.x % NV, bar,
+                            threadIdx.x / NV, kNoTokensBmax);
+    }
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{\n.reg .pred p;\n"
+                   "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                   "p, [%1], 0;\n"
+                   "selp.u32 %0, 1, 0, p;\n}"
+                   : "=r"(done)
+                   : "r"(a)
+                   : "memory");
   }
 };
 

@@ -781,14 +781,11 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
         const int m_other =
             kHalf ? other_half_bmax(geom(mi, 1 - half), k0) : -1;
         // Where the tile's bmax go (kMScales): s_mbm, or the cluster's
-        // copies (the CTA's last tile arrives at its barrier; at TILE_M 64
-        // the first half's CTA stores them).
+        // copies (at TILE_M 64 the first half's CTA stores them).
         const int entry0 = (mi * K_TILES + j) * (TILE_K / 32);
-        const bool last = (M_TILES == 1 || mi + 1 >= nm) &&
-                          (j + 1 >= K_TILES || k0 + TILE_K >= K);
         auto bmax_sink = [&](int bm) {
           if constexpr (CLUSTER_M > 1)
-            cluster.publish(entry0, bm, half == 0, last);
+            cluster.publish(entry0, bm);
           else if (threadIdx.x < TILE_K / 32)
             s_mbm[entry0 + threadIdx.x] = bm;
         };
@@ -851,8 +848,10 @@ template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
 QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   constexpr int NBM =
       buffered_bmax_entries<Cfg, TILE_K, K_TILES, M_TILES, CLUSTER_M>();
-  using Cluster = ClusterBmax<CLUSTER_M, TILE_K / 32, NBM>;
-  __shared__ int s_mbm[CLUSTER_M * NBM]; // the cluster's: a copy per CTA
+  using Cluster = ClusterBmax<CLUSTER_M, TILE_K / 32, NBM, TILE_M>;
+  // The cluster's bmax (a copy per CTA, and scratch ints) and its mbarrier.
+  __shared__ int s_mbm[CLUSTER_M > 1 ? CLUSTER_M * NBM + TILE_K / 32 : NBM];
+  __shared__ unsigned long long s_cbar; // (unused without a cluster)
   Cluster cluster;
   if constexpr (CLUSTER_M == 1) {
     tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
@@ -862,7 +861,7 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     static_assert(ColPlan<Cfg>::aligned_e2m1 && !Cfg::any_row && GROUP_M == 1,
                   "QCT_CLUSTER_M > 1: the aligned pass without row outputs, "
                   "QCT_GROUP_M 1 (clusters are consecutive CTAs along x)");
-    cluster.template begin<THREADS>(s_mbm);
+    cluster.template begin<THREADS>(s_mbm, &s_cbar);
     const bool ok =
         tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
                          TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
