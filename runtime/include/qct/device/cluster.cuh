@@ -62,8 +62,8 @@ QCT_DEV unsigned cluster_shared_address(const void *p, unsigned rank) {
 /// Stores v to the int at p of the cluster's CTA `rank` as an asynchronous
 /// store that completes 4 bytes of the transaction count of mbarrier `bar`
 /// there (no fence: the receiver's wait on its barrier orders it).
-QCT_DEV void store_async_cluster(int *p, unsigned long long *bar,
-                                 unsigned rank, int v) {
+QCT_DEV void store_async_cluster(int *p, unsigned long long *bar, unsigned rank,
+                                 int v) {
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 "
                "[%0], %1, [%2];" ::"r"(cluster_shared_address(p, rank)),
                "r"(v), "r"(cluster_shared_address(bar, rank))
@@ -97,8 +97,7 @@ template <int CL, int NV, int NBM, int TILE_M> struct ClusterBmax {
   bool started; // the cluster barrier waited for
   int pushed;   // tiles whose entries were stored
 
-  template <int THREADS>
-  QCT_DEV void begin(int *t, unsigned long long *b) {
+  template <int THREADS> QCT_DEV void begin(int *t, unsigned long long *b) {
     table = t;
     bar = b;
     rank = cluster_rank();
@@ -111,10 +110,10 @@ template <int CL, int NV, int NBM, int TILE_M> struct ClusterBmax {
       const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(a)
                    : "memory");
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::
-                       "r"(a),
-                   "r"(kOwners * NBM * 4)
-                   : "memory");
+      asm volatile(
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(a),
+          "r"(kOwners * NBM * 4)
+          : "memory");
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     cluster_arrive();
@@ -164,9 +163,8 @@ template <int CL, int NV, int NBM, int TILE_M> struct ClusterBmax {
 /// not written.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
           int TILE_M, int CL>
-QCT_DEV void store_cluster_scales(const qct_kernel_args &args,
-                                  const int *table, unsigned rank, bool ok,
-                                  i64 scols, i64 K) {
+QCT_DEV void store_cluster_scales(const qct_kernel_args &args, const int *table,
+                                  unsigned rank, bool ok, i64 scols, i64 K) {
   constexpr int H = TILE_M == 64 ? 1 : 0; // CTAs per tile: 1 << H
   constexpr int T = (CL >> H) * M_TILES;  // tiles of the cluster
   constexpr int NV = TILE_K / 32;
@@ -191,12 +189,12 @@ QCT_DEV void store_cluster_scales(const qct_kernel_args &args,
     static_for<0, Cfg::num_outputs>([&](auto oi) {
       using O = typename Cfg::template out<decltype(oi)::value>;
       if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
-        const u32 s = bm == kNoTokensBmax
-                          ? 0x3F800000u
-                          : pow2_f32_bits(
-                                aligned_scale_exp(bm, 2, O::T::elem().emax));
-        static_cast<u32 *>(args.out_scales[decltype(oi)::value])
-            [kf * scols + tile] = s;
+        const u32 s =
+            bm == kNoTokensBmax
+                ? 0x3F800000u
+                : pow2_f32_bits(aligned_scale_exp(bm, 2, O::T::elem().emax));
+        static_cast<u32 *>(
+            args.out_scales[decltype(oi)::value])[kf * scols + tile] = s;
       }
     });
   }
