@@ -331,7 +331,10 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
 /// with M_TILES > 1 at 256 threads asks for 3 (80 registers, which it needs
 /// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
-/// so at 128 threads it asks for 6 (80 registers for its 8 vectors).
+/// so at 128 threads it asks for 6 (80 registers for its 8 vectors); at 256
+/// threads, dense, for 4 (64 registers: the next K tile's 4 vectors are
+/// prefetched, below; on the H200 109.7 against 111.1 us with clusters,
+/// 117.6 against 119.6 without, docs/perf/probe-2026-11-29-session6.log).
 /// TILE_M 64 (half the vectors per thread) asks for the most that ptxas
 /// (nvcc 13, sm_90a) fits without spills at every K_TILES and M_TILES: 6
 /// at 256 threads (40 registers; ragged 5, 48), 12 / 10 at 128 threads
@@ -363,7 +366,7 @@ QCT_HD constexpr int tile_min_blocks() {
   }
   if (THREADS == 128)
     return Cfg::ragged::enabled || TILE_K == 256 ? 6 : 8;
-  return Cfg::ragged::enabled ? 4 : 5;
+  return Cfg::ragged::enabled || TILE_K == 256 ? 4 : 5;
 }
 
 /// The geometry of dense tile `tile` (128 tokens from 128 * tile).
@@ -707,11 +710,14 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // (K_TILES 1 loads the source scales with the vectors: at 4 vectors per
   // thread, 128 threads, two tiles of them do not fit the 64 registers of
   // tile_min_blocks without spills, so that schedule does not prefetch.
-  // Nor does TILE_K 256, for the same reason: a second tile of 4 or 8
-  // vectors spilled under the cap; its whole-line loads ran faster without
-  // it than TILE_K 128 with it, docs/performance.md.)
-  constexpr bool kPrefetch = Plan::aligned_e2m1 && TILE_K <= 128 && !kHalf &&
-                             (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
+  // Nor does TILE_K 256, for the same reason, except at 256 threads, dense,
+  // one M tile, where tile_min_blocks leaves 64 registers for it: a second
+  // tile of 8 vectors at 128 threads spilled under the cap, and so did the
+  // ragged cluster's and the buffered scales of several M tiles at 64.)
+  constexpr bool kPrefetch =
+      Plan::aligned_e2m1 && !kHalf &&
+      (TILE_K <= 128 || (THREADS == 256 && !Rag::enabled && M_TILES == 1)) &&
+      (K_TILES > 1 || (M_TILES > 1 && LOADS <= 2));
   // Whether the prefetch crosses M tiles. Only with K_TILES 1 (no span
   // scales): with K_TILES > 1 the next M tile's first vectors and span
   // scales, live across this tile's pass, spilled under the 48 / 64
