@@ -28,6 +28,10 @@
 // column pass, since a tail tile is a tile without tokens; under the aligned
 // pass they store it straight from registers (aligned_tail_tile).
 //
+// Clusters (QCT_CLUSTER_M > 1, aligned pass): the CTAs of consecutive tiles
+// exchange their bmax and write the row_major block scales together, whole
+// L2 sectors at a time, after their tiles (cluster.cuh, tile_kernel).
+//
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_TILE_KERNEL_CUH
 #define QCT_DEVICE_TILE_KERNEL_CUH
