@@ -241,3 +241,17 @@ def test_heuristic_shrinks_m_tiles_first() -> None:
     assert small["QCT_K_TILES"] == defaults["QCT_K_TILES"]
     # Large M keeps the defaults.
     assert tuning.heuristic_schedule(tile, 32768, 7168) == defaults
+
+
+def test_heuristic_counts_only_ctas_with_work_under_clusters() -> None:
+    # The col kernels' grid is rounded up to whole clusters of QCT_CLUSTER_M CTAs along M; the
+    # CTAs past the last tile do no work, so they must not count towards the two per SM. At
+    # 1152 x 7168 (9 tiles, a grid of 16 along M): at K_TILES 1 the grid has 16 x 28 = 448 CTAs
+    # but only 9 x 28 = 252 with work, under 264, so the tiles narrow to 128 features too.
+    tile = _meta("mxfp4_to_fp8_e4m3_col")
+    defaults = {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}
+    assert defaults["QCT_CLUSTER_M"] == 8 and defaults["QCT_TILE_K"] == 256
+    small = tuning.heuristic_schedule(tile, 1152, 7168)
+    assert tuning.is_legal(tile, small)
+    assert small["QCT_CLUSTER_M"] == 8
+    assert (small["QCT_K_TILES"], small["QCT_TILE_K"]) == (1, 128)
