@@ -145,8 +145,8 @@ struct QCTLowerToKernelPass
       // its group up once for all of them. Elsewhere more tiles per CTA only
       // cost registers, so only 1 is offered. Default 2 at TILE_K 128: on
       // the H200 the dense mxfp4 -> fp8 col kernel ran 136 us at 2, 142 at
-      // 1, 145 at 4. At TILE_K 256 (no prefetch) with QCT_CLUSTER_M 8 (the
-      // wide tiles' default, below), fewer CTAs per cluster won: dense
+      // 1, 145 at 4. At TILE_K 256 with QCT_CLUSTER_M 8 (the wide tiles'
+      // default, below), fewer CTAs per cluster won: dense
       // 111.3 us at 2, 116.8 at 1, 115.8 at 4; ragged 130.9 us at 4, 132.8
       // at 2, 147.3 at 1 with 32 groups, 227.6, 243.2, 280.0 with 256 (M =
       // 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).

@@ -30,6 +30,25 @@ namespace dev {
 /// (-1: no finite source scale, 0..254: a scale byte).
 constexpr int kNoTokensBmax = -2;
 
+/// Entry (M tile mi, feature f of the CTA's K_TILES x TILE_K span) of a
+/// CTA's buffered bmax (tile_kernel's s_mbm, and each CTA's row of the
+/// cluster table): per M tile, K tile and MX block.
+template <int TILE_K, int K_TILES> QCT_HD int bmax_entry(int mi, int f) {
+  return (mi * K_TILES + f / TILE_K) * (TILE_K / 32) + (f % TILE_K) / 32;
+}
+
+/// Columns of a kernel's col outputs: M, or for a ragged kernel its
+/// capacity M + G * (P - 1) (docs/kernel-abi.md).
+template <typename Rag> QCT_HD i64 col_columns(i64 M, i64 G) {
+  return Rag::enabled ? M + G * (Rag::pad - 1) : M;
+}
+
+/// Scale columns of blocks of B along those C columns (the row_major
+/// stride): cdiv(C, B), plus one per group for a ragged kernel.
+template <typename Rag, int B> QCT_HD i64 scale_columns(i64 C, i64 G) {
+  return (C + B - 1) / B + (Rag::enabled ? G : 0);
+}
+
 /// This CTA's rank in its cluster.
 QCT_DEV unsigned cluster_rank() {
   unsigned r;
@@ -184,8 +203,7 @@ QCT_DEV void store_cluster_scales(const qct_kernel_args &args, const int *table,
     if (kf >= K || tile >= scols)
       continue;
     const int bm = table[((tau / M_TILES) << H) * NBM +
-                         ((tau % M_TILES) * K_TILES + f / TILE_K) * NV +
-                         (f % TILE_K) / 32];
+                         bmax_entry<TILE_K, K_TILES>(tau % M_TILES, f)];
     static_for<0, Cfg::num_outputs>([&](auto oi) {
       using O = typename Cfg::template out<decltype(oi)::value>;
       if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {

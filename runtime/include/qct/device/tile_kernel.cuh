@@ -408,11 +408,12 @@ QCT_HD constexpr int buffered_bmax_entries() {
              : 1;
 }
 
-/// The tile-family kernel body (tile_kernel). Returns false when it wrote
-/// nothing for bad ragged offsets. (docs/device-library.md): block
-/// (THREADS), grid (dense: cdiv(M, 128 * M_TILES), ragged: tiles;
-/// cdiv(K, TILE_K * K_TILES)), dynamic smem 128 * (tile_row_bytes + 16) +
-/// the source scale bytes (the metadata's expression, Metadata.cpp). A CTA
+/// The tile-family kernel body (tile_kernel); returns false when it wrote
+/// nothing (bad ragged offsets). Launch (docs/device-library.md): block
+/// (THREADS), grid (dense: cdiv(M, 128 * M_TILES), ragged: tiles; times
+/// 128 / TILE_M, rounded up to whole clusters; cdiv(K, TILE_K * K_TILES)),
+/// dynamic smem TILE_M * (tile_row_bytes + 16) + the source scale bytes
+/// (the metadata's expression, Metadata.cpp). A CTA
 /// owns M_TILES consecutive tiles of 128 tokens (ragged: one, its group lookup
 /// done once) and, for each of them, K_TILES consecutive tiles of TILE_K
 /// features: M outer, K inner, so the source scales of a token row's K
@@ -497,9 +498,11 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   int nm = 1;
 
   if constexpr (!Rag::enabled) {
-    if constexpr (CLUSTER_M > 1) // (a test that spilled elsewhere)
+    // Past the last tile: the grid's rounding up to whole clusters (tested
+    // only there: without clusters it cannot happen, and it cost spills).
+    if constexpr (CLUSTER_M > 1)
       if (tile0 >= scols[1])
-        return true; // past the last tile: the grid's rounding to clusters
+        return true;
     const i64 mleft = scols[1] - tile0;
     nm = mleft < M_TILES ? (int)mleft : M_TILES;
     tg = dense_tile(M, tile0);
@@ -510,9 +513,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     if (!locate_tile<Rag, THREADS>(args, M, t,
                                    blockIdx.x == 0 && blockIdx.y == 0, h))
       return false;
-    C = M + G * (Rag::pad - 1);
-    scols[0] = (C + 31) / 32 + G;
-    scols[1] = (C + 127) / 128 + G;
+    C = col_columns<Rag>(M, G);
+    scols[0] = scale_columns<Rag, 32>(C, G);
+    scols[1] = scale_columns<Rag, 128>(C, G);
     if (h.found) {
       const i64 i = t - h.t;
       const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
@@ -792,7 +795,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
             kHalf ? other_half_bmax(geom(mi, 1 - half), k0) : -1;
         // Where the tile's bmax go (kMScales): s_mbm, or the cluster's
         // copies (at TILE_M 64 the first half's CTA stores them).
-        const int entry0 = (mi * K_TILES + j) * (TILE_K / 32);
+        const int entry0 = bmax_entry<TILE_K, K_TILES>(mi, j * TILE_K);
         auto bmax_sink = [&](int bm) {
           if constexpr (CLUSTER_M > 1)
             cluster.publish(entry0, bm);
@@ -833,10 +836,8 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     auto exp_of = [&](auto oi, int f, int mi) -> int {
       using O = typename Cfg::template out<decltype(oi)::value>;
       if constexpr (Plan::aligned_e2m1)
-        return aligned_scale_exp(
-            s_mbm[(mi * K_TILES + f / TILE_K) * (TILE_K / 32) +
-                  (f % TILE_K) / 32],
-            2, O::T::elem().emax);
+        return aligned_scale_exp(s_mbm[bmax_entry<TILE_K, K_TILES>(mi, f)], 2,
+                                 O::T::elem().emax);
       else
         return s_mexp[decltype(oi)::value * (M_TILES * NF) + mi * NF + f];
     };
@@ -876,10 +877,9 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
         tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
                          TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
     cluster.end();
-    const i64 M = args.M;
     const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
-    const i64 C = Rag::enabled ? M + args.G * (Rag::pad - 1) : M;
-    const i64 scols = (C + 127) / 128 + (Rag::enabled ? args.G : 0);
+    const i64 scols = scale_columns<Rag, 128>(
+        col_columns<Rag>(args.M, args.G), args.G);
     store_cluster_scales<Cfg, THREADS, TILE_K, K_TILES, M_TILES, TILE_M,
                          CLUSTER_M>(args, s_mbm, cluster.rank, ok, scols, K);
   }
