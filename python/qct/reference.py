@@ -50,7 +50,7 @@ class _Output(ctypes.Structure):
 class _Ragged(ctypes.Structure):
     _fields_ = [("offsets", ctypes.c_void_p), ("offsets_i64", ctypes.c_int),
                 ("G", ctypes.c_int64), ("pad_groups_to", ctypes.c_int64),
-                ("padded_offsets", ctypes.c_void_p)]
+                ("padded_offsets", ctypes.c_void_p), ("untouched_tail", ctypes.c_int)]
 
 
 _lib: Optional[ctypes.CDLL] = None
@@ -161,6 +161,8 @@ class Output:
 class Ragged:
     offsets: np.ndarray  # int32 or int64, G + 1 entries
     pad_groups_to: int = 1
+    # The spec's "capacity_tail": "untouched": col outputs leave their capacity tail as it was.
+    untouched_tail: bool = False
 
 
 @dataclass
@@ -184,7 +186,7 @@ def _structs(src: Source, out: Output, ragged: Optional[Ragged]):
             raise TypeError("ragged.offsets must be int32 or int64")
         keep.append(offs)
         r = _Ragged(_ptr(offs), int(offs.dtype == np.int64), offs.size - 1, ragged.pad_groups_to,
-                    None)
+                    None, int(ragged.untouched_tail))
     return s, o, r, keep
 
 
@@ -198,14 +200,15 @@ def output_sizes(src: Source, out: Output, ragged: Optional[Ragged] = None) -> t
     return d.value, sc.value
 
 
-def convert(src: Source, out: Output, ragged: Optional[Ragged] = None) -> Result:
-    """One output of the reference; buffers sized by output_sizes, every byte defined."""
+def convert(src: Source, out: Output, ragged: Optional[Ragged] = None,
+            fill: int = 0) -> Result:
+    """One output of the reference; buffers sized by output_sizes, every byte defined: the
+    buffers start as the byte `fill`, which only an untouched capacity tail keeps."""
     data_bytes, scales_bytes = output_sizes(src, out, ragged)
     s, o, r, _keep = _structs(src, out, ragged)
-    data = np.empty(data_bytes, np.uint8)
+    data = np.full(data_bytes, fill, np.uint8)
     scale_dtype = np.uint8 if out.format.startswith("mx") else np.float32
-    scales = np.empty(scales_bytes // np.dtype(scale_dtype).itemsize, scale_dtype) \
-        if scales_bytes else None
+    scales = np.full(scales_bytes, fill, np.uint8).view(scale_dtype) if scales_bytes else None
     o.data, o.data_bytes = _ptr(data), data_bytes
     o.scales, o.scales_bytes = _ptr(scales), scales_bytes
     padded = None

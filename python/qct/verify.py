@@ -2,8 +2,9 @@
 
 One `Case` is a shape (M, K, groups), a schedule and a seed. `run_case` makes adversarial input
 (qct.inputs), computes every output with the CPU reference (qct.reference), launches the kernel on
-outputs pre-filled with a poison byte (so an unwritten byte is a mismatch too), and compares every
-output buffer byte for byte. `qct run`, `qct verify` and the GPU tests all go through here.
+outputs pre-filled with a poison byte (so an unwritten byte is a mismatch too, and a byte that
+must stay unwritten, in a ragged capacity tail left untouched, must still hold it), and compares
+every output buffer byte for byte. `qct run`, `qct verify` and the GPU tests all go through here.
 """
 
 from __future__ import annotations
@@ -67,6 +68,12 @@ def is_ragged(meta: dict[str, Any]) -> bool:
     return meta["spec"].get("ragged") is not None
 
 
+def untouched_tail(spec: dict[str, Any]) -> bool:
+    """Whether a (normalized) spec leaves its col outputs' ragged capacity tail unwritten."""
+    ragged = spec.get("ragged")
+    return ragged is not None and ragged.get("capacity_tail", "zero") == "untouched"
+
+
 def make_source(meta: dict[str, Any], M: int, K: int, seed: int,
                 realistic: bool = False) -> inputs.SourceTensor:
     """Adversarial input (the default, for correctness) or activation-like input (for timing)."""
@@ -99,16 +106,18 @@ def reference_outputs(meta: dict[str, Any], src: inputs.SourceTensor,
     spec = meta["spec"]
     via_bf16 = not spec.get("fuse", True) and spec["source"]["format"] in QUANTIZED_SOURCES
     ragged_spec = spec.get("ragged")
-    ragged = None if offsets is None else reference.Ragged(offsets, ragged_spec["pad_groups_to"])
+    ragged = None if offsets is None else reference.Ragged(
+        offsets, ragged_spec["pad_groups_to"], untouched_tail=untouched_tail(spec))
     ref_src = reference.Source(src.format, src.data, src.scales, src.M, src.K)
     expected: dict[str, np.ndarray] = {}
     padded = None
     # The reference's bits do not depend on its thread count (tested); GPU machines have cores.
     reference.set_threads(min(os.cpu_count() or 1, 16))
     for i, out in enumerate(spec["outputs"]):
+        # The kernel's buffers start as POISON (run_case): an untouched tail keeps it.
         result = reference.convert(ref_src, reference.Output(
             out["format"], out["layout"], out.get("scale") or "none",
-            out.get("scale_layout") or "row_major", via_bf16), ragged)
+            out.get("scale_layout") or "row_major", via_bf16), ragged, fill=POISON)
         for b in meta["buffers"]:
             if b.get("output") == i:
                 raw = result.scales if b["field"].startswith("out_scales") else result.data

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from qct import inputs, reference, verify
-from qct.bench import peers
+from qct.bench import floor, peers
 
 torch = pytest.importorskip("torch", reason="torch is not installed: PyTorch peer checks skipped "
                             "(pip install torch --index-url https://download.pytorch.org/whl/cpu)")
@@ -61,20 +61,37 @@ def test_peer_matches_reference(ref_lib: None, name: str, M: int) -> None:
 @pytest.mark.parametrize("name", RAGGED_PEER_KERNELS)
 def test_ragged_peer_matches_reference(ref_lib: None, name: str, M: int, groups: int) -> None:
     # Skewed groups with empty, one-row and non-multiple-of-128 ones (qct.inputs.ragged_offsets),
-    # every byte of the capacity-sized outputs and the padded offsets.
+    # every byte of the capacity-sized outputs and the padded offsets. The peer writes the zero
+    # tail; the spec leaves it untouched, so the benchmark compares the bytes before it
+    # (floor.written_prefixes): those are checked against the untouched reference, and the rest
+    # of that reference against the poison byte it started as.
     meta = _meta(name)
     peer = peers.peer_for(meta)
     assert peer is not None, f"{name}: the peer no longer implements the generated spec"
     K = 256
     src = verify.make_source(meta, M, K, seed=M + groups)
     offsets = verify.make_offsets(meta, M, groups, seed=M + groups)
-    expected = verify.reference_outputs(meta, src, offsets)
+    zero_tail = json.loads(json.dumps(meta))
+    zero_tail["spec"]["ragged"]["capacity_tail"] = "zero"
+    expected = verify.reference_outputs(zero_tail, src, offsets)
     got = peer(**peers.peer_inputs(meta, _cpu_tensors(meta, src, offsets)))
     assert set(got) == set(expected)
     for buffer, want in expected.items():
         found = got[buffer].contiguous().view(torch.uint8).reshape(-1).numpy()
         problems = verify.first_mismatches(buffer, want, found)
         assert not problems, "\n".join([f"{name} M={M} G={groups}"] + problems)
+    untouched = verify.reference_outputs(meta, src, offsets)
+    prefixes = floor.written_prefixes(meta, M, K, [int(o) for o in offsets])
+    assert set(prefixes) == {b["name"] for b in meta["buffers"] if "output" in b}
+    for buffer, prefix in prefixes.items():
+        rows = untouched[buffer].reshape(prefix.rows, prefix.row_bytes)
+        kept = rows[:prefix.keep_rows, :prefix.keep_bytes]
+        np.testing.assert_array_equal(
+            kept, expected[buffer].reshape(prefix.rows, prefix.row_bytes)[
+                :prefix.keep_rows, :prefix.keep_bytes])
+        tail = np.ones(rows.shape, bool)
+        tail[:prefix.keep_rows, :prefix.keep_bytes] = False
+        assert (rows[tail] == verify.POISON).all(), buffer
 
 
 def test_exp2_int_is_exact() -> None:
@@ -95,7 +112,8 @@ def test_peers_skip_specs_they_do_not_implement() -> None:
     # Other group padding, no padded offsets, a fused spec marked unfused, another scale policy.
     ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
     assert peers.peer_for(ragged) is not None
-    for field, value in (("pad_groups_to", 1), ("write_padded_offsets", False)):
+    for field, value in (("pad_groups_to", 1), ("write_padded_offsets", False),
+                         ("capacity_tail", "zero")):
         changed = json.loads(json.dumps(ragged))
         changed["spec"]["ragged"][field] = value
         assert peers.peer_for(changed) is None, field

@@ -69,35 +69,48 @@ BlockScaleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // RaggedAttr
 //===----------------------------------------------------------------------===//
 
-// #qct.ragged<i32, pad_to = 128[, write_padded_offsets]>
+// #qct.ragged<i32, pad_to = 128[, write_padded_offsets][, untouched_tail]>
 Attribute RaggedAttr::parse(AsmParser &parser, Type) {
   Type offsetsType;
   int64_t padTo = 1;
-  bool writePadded = false;
+  bool writePadded = false, zeroTail = true;
   if (parser.parseLess() || parser.parseType(offsetsType) ||
       parser.parseComma() || parser.parseKeyword("pad_to") ||
       parser.parseEqual() || parser.parseInteger(padTo))
     return {};
+  // The flags, each at most once, in the printer's order.
   if (succeeded(parser.parseOptionalComma())) {
-    if (parser.parseKeyword("write_padded_offsets"))
-      return {};
-    writePadded = true;
+    if (succeeded(parser.parseOptionalKeyword("write_padded_offsets"))) {
+      writePadded = true;
+      if (succeeded(parser.parseOptionalComma())) {
+        if (parser.parseKeyword("untouched_tail"))
+          return {};
+        zeroTail = false;
+      }
+    } else {
+      if (parser.parseKeyword("untouched_tail"))
+        return {};
+      zeroTail = false;
+    }
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<RaggedAttr>(parser.getContext(), offsetsType, padTo,
-                                       writePadded);
+                                       writePadded, zeroTail);
 }
 
 void RaggedAttr::print(AsmPrinter &printer) const {
   printer << "<" << getOffsetsType() << ", pad_to = " << getPadGroupsTo();
   if (getWritePaddedOffsets())
     printer << ", write_padded_offsets";
+  if (!getZeroCapacityTail())
+    printer << ", untouched_tail";
   printer << ">";
 }
 
 LogicalResult RaggedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 Type offsetsType, int64_t padGroupsTo, bool) {
+                                 Type offsetsType, int64_t padGroupsTo, bool,
+                                 bool) {
   if (!offsetsType.isSignlessInteger(32) && !offsetsType.isSignlessInteger(64))
     return emitError() << "ragged offsets must be i32 or i64, got "
                        << offsetsType;

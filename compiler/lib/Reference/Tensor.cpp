@@ -102,6 +102,9 @@ struct Plan {
   int64_t rowBytes = 0;  // bytes per output data row
   int64_t scaleCols = 0; // logical row_major scale array [lines, scaleCols]
   int64_t scaleLd = 0;   // mn_major: rup(lines, 4)
+  // The prefix of each output row, and of the scale columns, that is written:
+  // all of it, or up to the capacity tail when that is left untouched.
+  int64_t writtenRowBytes = 0, writtenScaleCols = 0;
   bool mnMajor = false;
   size_t dataBytes = 0, scalesBytes = 0;
   std::vector<Group> groups;
@@ -172,6 +175,7 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
                   (long long)p.B, (long long)K, (long long)p.B);
 
   int64_t G = 0, C = M;
+  int64_t ownedCols = M, ownedScaleCols = 0; // the groups' columns (p[G])
   if (ragged) {
     const qct_ref_ragged &r = *ragged;
     G = r.G;
@@ -183,6 +187,9 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
     if (r.offsets_i64 != 0 && r.offsets_i64 != 1)
       return format("ragged.offsets_i64 = %d: must be 0 (int32) or 1 (int64)",
                     r.offsets_i64);
+    if (r.untouched_tail != 0 && r.untouched_tail != 1)
+      return format("ragged.untouched_tail = %d: must be 0 or 1",
+                    r.untouched_tail);
     if (!r.offsets)
       return "ragged.offsets is NULL: it must hold G + 1 offsets";
     if (offsetAt(r, 0) != 0)
@@ -219,6 +226,8 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
       scol += p.B ? cdiv(padded, p.B) : 0;
       p.padded[size_t(g) + 1] = col;
     }
+    ownedCols = col;
+    ownedScaleCols = scol;
   } else {
     p.groups.push_back({0, M, 0, M, 0});
   }
@@ -237,6 +246,14 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
   }
   p.rowBytes = fp4 ? cdiv(p.lineLen, 2) : p.lineLen * eb;
   p.dataBytes = size_t(p.lines) * size_t(p.rowBytes);
+  p.writtenRowBytes = p.rowBytes;
+  p.writtenScaleCols = p.scaleCols;
+  if (ragged && ragged->untouched_tail && p.col) {
+    // A byte that holds column p[G] - 1 is written whole (its other nibble
+    // the zero of a trailing odd nibble); the bytes after it are not.
+    p.writtenRowBytes = fp4 ? cdiv(ownedCols, 2) : ownedCols * eb;
+    p.writtenScaleCols = ownedScaleCols;
+  }
   p.mnMajor = out.scale_layout == QCT_REF_MN_MAJOR;
   p.scaleLd = cdiv(p.lines, 4) * 4;
   if (p.B) {
@@ -581,15 +598,26 @@ void roundThroughBf16(double *x, int64_t n) {
 }
 
 void fillPadding(const qct_ref_output &out, const Plan &p) {
-  std::memset(out.data, 0, p.dataBytes);
+  uint8_t *data = static_cast<uint8_t *>(out.data);
+  for (int64_t line = 0; line < p.lines; ++line)
+    std::memset(data + line * p.rowBytes, 0, size_t(p.writtenRowBytes));
   if (!p.B)
     return;
-  if (isMx(out.format)) {
-    std::memset(out.scales, 127, p.scalesBytes); // e8m0 1.0
-  } else {
-    float *s = static_cast<float *>(out.scales);
-    std::fill(s, s + p.scalesBytes / 4, 1.0f);
-  }
+  // Scale entries [first, first + n), in the layout's order.
+  auto pad = [&](int64_t first, int64_t n) {
+    if (isMx(out.format)) {
+      std::memset(static_cast<uint8_t *>(out.scales) + first, 127,
+                  size_t(n)); // e8m0 1.0
+    } else {
+      float *s = static_cast<float *>(out.scales) + first;
+      std::fill(s, s + n, 1.0f);
+    }
+  };
+  if (p.mnMajor)
+    pad(0, p.writtenScaleCols * p.scaleLd);
+  else
+    for (int64_t line = 0; line < p.lines; ++line)
+      pad(line * p.scaleCols, p.writtenScaleCols);
 }
 
 /// The col path: panels of T features, each gathered once from the source

@@ -48,7 +48,9 @@ nlohmann::json qct::toJson(const KernelSpec &spec) {
     j["ragged"] = {
         {"offsets_dtype", offsetsTypeName(spec.ragged->offsetsType).str()},
         {"pad_groups_to", spec.ragged->padGroupsTo},
-        {"write_padded_offsets", spec.ragged->writePaddedOffsets}};
+        {"write_padded_offsets", spec.ragged->writePaddedOffsets},
+        {"capacity_tail",
+         spec.ragged->zeroCapacityTail ? "zero" : "untouched"}};
   j["static"] = nullptr;
   if (spec.staticK)
     j["static"] = {{"K", *spec.staticK}};

@@ -36,7 +36,8 @@ constexpr StringRef kSourceScalesKeys[] = {"layout"};
 constexpr StringRef kOutputKeys[] = {"name",  "format", "layout",
                                      "block", "scale",  "scale_layout"};
 constexpr StringRef kRaggedKeys[] = {"offsets_dtype", "pad_groups_to",
-                                     "write_padded_offsets"};
+                                     "write_padded_offsets", "capacity_tail"};
+constexpr StringRef kCapacityTails[] = {"zero", "untouched"};
 constexpr StringRef kStaticKeys[] = {"K"};
 
 constexpr StringRef kSourceFormats[] = {"bf16",     "fp16",       "fp32",
@@ -530,6 +531,12 @@ void Validator::parseRagged(const json &v, KernelSpec &spec,
   if (const json *write = member(v, "write_padded_offsets")) {
     if (auto b = boolean(*write, "ragged.write_padded_offsets"))
       ragged.writePaddedOffsets = *b;
+    else
+      ok = false;
+  }
+  if (const json *tail = member(v, "capacity_tail")) {
+    if (auto name = oneOf(*tail, "ragged.capacity_tail", kCapacityTails))
+      ragged.zeroCapacityTail = *name == "zero";
     else
       ok = false;
   }

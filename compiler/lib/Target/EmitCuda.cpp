@@ -66,7 +66,8 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
     os << (i ? "; " : "") << describeOutput(plan, plan.outputs[i]);
   if (plan.ragged)
     os << "; ragged " << offsetsTypeName(plan.ragged->offsetsType) << ", pad "
-       << plan.ragged->padGroupsTo;
+       << plan.ragged->padGroupsTo
+       << (plan.ragged->zeroCapacityTail ? "" : ", capacity tail untouched");
   os << "\n#include \"" << kDeviceHeader << "\"\n\n";
 
   for (const Knob &knob : plan.knobs)
@@ -94,7 +95,9 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
     os << "using Group = Ragged<"
        << (plan.ragged->offsetsType == OffsetsType::I64 ? "long long" : "int")
        << ", " << plan.ragged->padGroupsTo << ", "
-       << (plan.ragged->writePaddedOffsets ? "true" : "false") << ">;\n";
+       << (plan.ragged->writePaddedOffsets ? "true" : "false")
+       << (plan.ragged->zeroCapacityTail ? "" : ", /*ZeroTail=*/false")
+       << ">;\n";
   else
     os << "using Group = NotRagged;\n";
   os << "using Config = KernelConfig<Source, Group, /*StaticK=*/"

@@ -90,7 +90,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> importSpec(MLIRContext &context,
                        : b.getI64Type();
     kernel.setRaggedAttr(ir::RaggedAttr::get(&context, offsets,
                                              spec.ragged->padGroupsTo,
-                                             spec.ragged->writePaddedOffsets));
+                                             spec.ragged->writePaddedOffsets,
+                                             spec.ragged->zeroCapacityTail));
   }
   if (spec.staticK)
     kernel.setStaticKAttr(b.getI64IntegerAttr(*spec.staticK));

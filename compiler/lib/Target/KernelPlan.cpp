@@ -93,6 +93,7 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
         r->getOffsetsType().isInteger(64) ? OffsetsType::I64 : OffsetsType::I32;
     ragged.padGroupsTo = r->getPadGroupsTo();
     ragged.writePaddedOffsets = r->getWritePaddedOffsets();
+    ragged.zeroCapacityTail = r->getZeroCapacityTail();
     plan.ragged = ragged;
   }
   plan.staticK = kernel.getStaticK();

@@ -7,7 +7,7 @@ because the host never reads the offsets; the floor counts only what the groups 
 
 - data: the padded columns p[G] = Σ_g ceil(n_g / P)·P (the zero columns between groups are part of
   the layout a grouped GEMM consumes, so the kernel must write them; the capacity tail past p[G]
-  is not counted),
+  is not counted, and a spec with `"capacity_tail": "untouched"` does not write it),
 - scales: Σ_g ceil(n'_g / B) scale columns (n'_g the padded group size, B the block),
 - the G+1 offsets read and, when the spec asks for them, the G+1 padded offsets written.
 
@@ -124,6 +124,52 @@ def floor_bytes(spec: dict[str, Any], M: int, K: int,
         if ragged.get("write_padded_offsets"):
             written += n * offset_bytes
     return FloorBytes(read, written)
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """The bytes of a buffer, viewed as `rows` rows of `row_bytes`, that a kernel writes: the first
+    `keep_bytes` of each of the first `keep_rows` rows."""
+
+    rows: int
+    row_bytes: int
+    keep_rows: int
+    keep_bytes: int
+
+
+def written_prefixes(meta: dict[str, Any], M: int, K: int,
+                     offsets: Sequence[int]) -> dict[str, Prefix]:
+    """For a ragged kernel whose spec leaves the capacity tail untouched, the written part of each
+    col output buffer, by buffer name (docs/kernel-abi.md): data rows up to the byte that holds
+    column p[G] − 1, row_major scale rows up to the groups' scale columns, mn_major scale rows
+    (one per scale column) up to those. Empty for every other kernel: it writes every byte."""
+    spec = meta["spec"]
+    ragged = spec.get("ragged")
+    if ragged is None or ragged.get("capacity_tail", "zero") != "untouched":
+        return {}
+    G = len(offsets) - 1
+    C = M + G * (int(ragged["pad_groups_to"]) - 1)
+    prefixes = {}
+    for i, out in enumerate(spec["outputs"]):
+        if out["layout"] != "col":
+            continue
+        fmt, block = out["format"], block_of(out["format"])
+        owned = group_layout(offsets, int(ragged["pad_groups_to"]), block)
+        for b in meta["buffers"]:
+            if b.get("output") != i:
+                continue
+            if not b["field"].startswith("out_scales"):
+                prefixes[b["name"]] = Prefix(K, row_bytes(fmt, C), K,
+                                             row_bytes(fmt, owned.padded_columns))
+                continue
+            each = scale_bytes_each(fmt)
+            S = cdiv(C, block) + G
+            if (out.get("scale_layout") or "row_major") == "mn_major":
+                prefixes[b["name"]] = Prefix(S, rup(K, 4) * each, owned.scale_columns,
+                                             rup(K, 4) * each)
+            else:
+                prefixes[b["name"]] = Prefix(K, S * each, K, owned.scale_columns * each)
+    return prefixes
 
 
 # --- The metadata's shape grammar (docs/kernel-abi.md), for capacity bytes and cross-checks -----

@@ -285,6 +285,13 @@ qct.kernel @k attributes {spec_hash = "", ragged = #qct.ragged<i32, pad_to = 0>}
 
 // -----
 
+// The flags come in the printer's order, each once.
+// expected-error@+1 {{expected '>'}}
+qct.kernel @k attributes {spec_hash = "", ragged = #qct.ragged<i32, pad_to = 1, untouched_tail, write_padded_offsets>} {
+}
+
+// -----
+
 // expected-error@+1 {{knob 'QCT_THREADS' default 64 is not one of its legal values}}
 qct.kernel @k attributes {spec_hash = "", schedule = [#qct.knob<"QCT_THREADS", [128, 256], 64>]} {
 }

@@ -28,7 +28,7 @@ qct.kernel @imported attributes {spec_hash = "00ff", static_k = 7168 : i64,
 // CHECK-LABEL: qct.kernel @lowered
 // CHECK-SAME:    family = #qct<family tile>
 // CHECK-SAME:    fuse = false
-// CHECK-SAME:    ragged = #qct.ragged<i64, pad_to = 1>
+// CHECK-SAME:    ragged = #qct.ragged<i64, pad_to = 1, untouched_tail>
 // CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>]
 // CHECK:       %[[SRC:.*]] = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp8_e4m3, row>
 // CHECK:       %[[T:.*]] = qct.transpose %[[SRC]] : !qct.tile<mxfp8_e4m3, row> -> !qct.tile<mxfp8_e4m3, col>
@@ -38,7 +38,7 @@ qct.kernel @imported attributes {spec_hash = "00ff", static_k = 7168 : i64,
 // CHECK:       %[[D:.*]] = qct.decode %[[SRC]] : !qct.tile<mxfp8_e4m3, row> -> !qct.tile<bf16, row>
 // CHECK:       qct.store_output %[[D]] to 1 as "x" : !qct.tile<bf16, row>
 qct.kernel @lowered attributes {spec_hash = "00ff", fuse = false,
-    ragged = #qct.ragged<i64, pad_to = 1>, family = #qct<family tile>,
+    ragged = #qct.ragged<i64, pad_to = 1, untouched_tail>, family = #qct<family tile>,
     schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>,
                 #qct.knob<"QCT_TILE_K", [64, 128], 128>]} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp8_e4m3, row>
@@ -52,9 +52,11 @@ qct.kernel @lowered attributes {spec_hash = "00ff", fuse = false,
 
 // An unscaled source, an FP8 1x128 source with its policy, MX outputs.
 // CHECK-LABEL: qct.kernel @sources
+// CHECK-SAME:    ragged = #qct.ragged<i32, pad_to = 16, write_padded_offsets, untouched_tail>
 // CHECK:       qct.load_source : !qct.tile<fp32, row>
 // CHECK:       qct.quantize %{{.*}} scales <32, rceil, row_major> : !qct.tile<fp32, row> -> !qct.tile<mxfp8_e5m2, row>
-qct.kernel @sources attributes {spec_hash = ""} {
+qct.kernel @sources attributes {spec_hash = "",
+    ragged = #qct.ragged<i32, pad_to = 16, write_padded_offsets, untouched_tail>} {
   %0 = qct.load_source : !qct.tile<fp32, row>
   %1 = qct.quantize %0 scales <32, rceil, row_major> : !qct.tile<fp32, row> -> !qct.tile<mxfp8_e5m2, row>
   qct.store_output %1 to 0 as "y" : !qct.tile<mxfp8_e5m2, row>

@@ -57,6 +57,41 @@ def test_ragged_col_matches_model(ref, bf16_src, grouping, P, fmt, scale, sl) ->
         assert got.scales.size == (S * K if sl == "row_major" else S * (-(-K // 4) * 4))
 
 
+UNTOUCHED = 0x5A  # what the buffers hold before an untouched-tail convert
+
+
+@pytest.mark.parametrize("grouping,P,fmt,scale,sl", CASES,
+                         ids=[f"{c[0]}-P{c[1]}-{c[2]}-{c[4]}" for c in CASES])
+def test_untouched_tail_keeps_the_tail(ref, bf16_src, grouping, P, fmt, scale, sl) -> None:
+    """capacity_tail "untouched": the model's bytes up to the tail, the buffers' own after it."""
+    offs = GROUPINGS[grouping]
+    rg = ref.Ragged(np.array(offs, np.int32), P, untouched_tail=True)
+    got = ref.convert(bf16_src, ref.Output(fmt, "col", scale, sl), rg, fill=UNTOUCHED)
+    data, scales, padded = model_convert("bf16", bf16_src.data, None, M, K, fmt, "col", scale, sl,
+                                         offsets=offs, P=P)
+    G = len(offs) - 1
+    C = M + G * (P - 1)
+    # Data rows: a byte holding only columns at or past p[G] is the tail.
+    width = {"mxfp4": 0.5, "bf16": 2}.get(fmt, 1)
+    row_bytes, kept = int(-(-C * width // 1)), int(-(-padded[-1] * width // 1))
+    want = data.reshape(K, row_bytes).copy()
+    want[:, kept:] = UNTOUCHED
+    np.testing.assert_array_equal(got.data.reshape(K, row_bytes), want)
+    np.testing.assert_array_equal(got.padded_offsets, np.array(padded, np.int32))
+    if scales is not None:
+        B = 32 if fmt.startswith("mx") else 128
+        owned = sum(-(-(padded[g + 1] - padded[g]) // B) for g in range(G))
+        S = -(-C // B) + G
+        entry = 1 if fmt.startswith("mx") else 4
+        lines = K if sl == "row_major" else -(-K // 4) * 4
+        want_s = scales.view(np.uint8).reshape(-1).copy()
+        if sl == "row_major":
+            want_s.reshape(K, S * entry)[:, owned * entry:] = UNTOUCHED
+        else:
+            want_s.reshape(S, lines * entry)[owned:, :] = UNTOUCHED
+        np.testing.assert_array_equal(got.scales.view(np.uint8).reshape(-1), want_s)
+
+
 def test_row_output_ignores_groups(ref, bf16_src) -> None:
     dense = ref.convert(bf16_src, ref.Output("mxfp4", "row", "floor"))
     rg = ref.Ragged(np.array([0, 10, 10, 300], np.int32), 128)

@@ -196,6 +196,77 @@ TEST(Tensor, RaggedPlacementPaddingAndCapacity) {
   EXPECT_EQ(f32At(b, 1), std::ldexp(1.0f, -5)); // group 2: 13 -> 2^-5
 }
 
+// "capacity_tail": "untouched": the written prefix is bit for bit the zero
+// tail's, and nothing after it changes (the buffers start as 0xAB).
+TEST(Tensor, UntouchedCapacityTail) {
+  const int M = 7, K = 32;
+  std::vector<uint16_t> x(M * K);
+  for (int i = 0; i < M * K; ++i)
+    x[size_t(i)] = bf16Bits(float(i % 13) - 6.0f);
+  qct_ref_source src{QCT_REF_BF16, x.data(), nullptr, M, K};
+  int32_t offs[5] = {0, 3, 3, 4, 7}; // groups of 3, 0, 1, 3 rows
+  struct Case {
+    qct_ref_output out;
+    int64_t P;
+    size_t rowBytes, writtenRowBytes; // per feature
+    size_t scaleEntry, scaleCols, writtenScaleCols; // row_major or mn_major
+    bool mnMajor;
+  };
+  const Case cases[] = {
+      // fp8 pow2: P 4 -> p = 0, 4, 4, 8, 12; C = 7 + 4 * 3 = 19; scale
+      // columns cdiv(19, 128) + 4 = 5, the groups own 3.
+      {makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2), 4, 19,
+       12, 4, 5, 3, false},
+      // mxfp4 mn_major, P 3 -> p[G] = 9, odd: byte 4 holds column 8 and the
+      // tail's column 9, so it is written (high nibble 0), bytes 5..7 not;
+      // C = 15, scale columns cdiv(15, 32) + 4 = 5, the groups own 3.
+      {makeOutput(QCT_REF_MXFP4, QCT_REF_COL, QCT_REF_SCALE_FLOOR,
+                  QCT_REF_MN_MAJOR),
+       3, 8, 5, 1, 5, 3, true},
+      // bf16 (no scales), P 4: 2 bytes per column.
+      {makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE), 4, 38, 24,
+       0, 0, 0, false},
+  };
+  for (const Case &c : cases) {
+    qct_ref_ragged zero{offs, 0, 4, c.P, nullptr, 0};
+    qct_ref_ragged keep{offs, 0, 4, c.P, nullptr, 1};
+    Buffers z = run(src, c.out, &zero), u = run(src, c.out, &keep);
+    ASSERT_EQ(z.data.size(), K * c.rowBytes);
+    ASSERT_EQ(u.data.size(), z.data.size());
+    for (size_t f = 0; f < K; ++f)
+      for (size_t i = 0; i < c.rowBytes; ++i) {
+        const size_t at = f * c.rowBytes + i;
+        if (i < c.writtenRowBytes)
+          EXPECT_EQ(u.data[at], z.data[at]) << "feature " << f << " byte " << i;
+        else
+          EXPECT_EQ(u.data[at], 0xAB) << "feature " << f << " byte " << i;
+      }
+    if (c.out.format == QCT_REF_MXFP4)
+      EXPECT_EQ(u.data[4] >> 4, 0); // column 9, past p[G]: the zero nibble
+    ASSERT_EQ(u.scales.size(), z.scales.size());
+    const size_t lines = c.mnMajor ? (K + 3) / 4 * 4 : K;
+    ASSERT_EQ(u.scales.size(), lines * c.scaleCols * c.scaleEntry);
+    for (size_t line = 0; line < lines; ++line)
+      for (size_t col = 0; col < c.scaleCols; ++col) {
+        const size_t entry =
+            c.mnMajor ? col * lines + line : line * c.scaleCols + col;
+        for (size_t b = 0; b < c.scaleEntry; ++b) {
+          const size_t at = entry * c.scaleEntry + b;
+          if (col < c.writtenScaleCols)
+            EXPECT_EQ(u.scales[at], z.scales[at]) << line << ", " << col;
+          else
+            EXPECT_EQ(u.scales[at], 0xAB) << line << ", " << col;
+        }
+      }
+  }
+  qct_ref_ragged bad{offs, 0, 4, 4, nullptr, 2};
+  EXPECT_NE(failure(src, makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL,
+                                    QCT_REF_SCALE_POW2),
+                    &bad)
+                .find("ragged.untouched_tail = 2"),
+            std::string::npos);
+}
+
 TEST(Tensor, PaddingOnlyBlocksAndMnMajorPadding) {
   const int M = 3, K = 32;
   std::vector<uint16_t> x(M * K, bf16Bits(2.0f));

@@ -105,13 +105,16 @@ def QCT_BlockScaleAttr : QCT_Attr<"BlockScale", "block_scale"> {
 def QCT_RaggedAttr : QCT_Attr<"Ragged", "ragged"> {
   let summary = "ragged groups (MoE experts) along M";
   let description = [{
-    `#qct.ragged<i32, pad_to = 128, write_padded_offsets>`: G groups given by
-    device offsets of `offsetsType` (i32 or i64); col outputs restart blocks
-    at each group and pad each group to a multiple of `padGroupsTo` columns.
+    `#qct.ragged<i32, pad_to = 128, write_padded_offsets, untouched_tail>`:
+    G groups given by device offsets of `offsetsType` (i32 or i64); col
+    outputs restart blocks at each group and pad each group to a multiple of
+    `padGroupsTo` columns. `untouched_tail`: the col outputs' capacity tail
+    (past the groups' padded columns and scale columns) is not written.
   }];
   let parameters = (ins "::mlir::Type":$offsetsType,
                         "int64_t":$padGroupsTo,
-                        "bool":$writePaddedOffsets);
+                        "bool":$writePaddedOffsets,
+                        DefaultValuedParameter<"bool", "true">:$zeroCapacityTail);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

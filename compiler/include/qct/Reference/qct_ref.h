@@ -94,13 +94,17 @@ typedef struct qct_ref_output {
 
 /* Ragged groups along M: offsets[0..G] (int32, or int64 when offsets_i64),
  * pad_groups_to P >= 1. padded_offsets (nullable) receives p[0..G] in the
- * offsets' dtype. */
+ * offsets' dtype. untouched_tail (spec "capacity_tail": "untouched"): a col
+ * output's capacity tail is left as it was, every data byte that holds only
+ * columns at or past p[G] and every scale entry of a scale column past the
+ * groups' own (0: written as zeros and padding scales). */
 typedef struct qct_ref_ragged {
   const void *offsets;
   int offsets_i64;
   int64_t G;
   int64_t pad_groups_to;
   void *padded_offsets;
+  int untouched_tail;
 } qct_ref_ragged;
 
 /* Bytes of the data and scale buffers the output needs (ragged may be NULL:

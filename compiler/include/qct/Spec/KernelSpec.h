@@ -63,6 +63,10 @@ struct RaggedSpec {
   OffsetsType offsetsType = OffsetsType::I32;
   int64_t padGroupsTo = 1;
   bool writePaddedOffsets = false;
+  /// Col outputs' capacity tail (data columns at or past p[G], scale columns
+  /// past the groups' own): written as zeros and padding scales (true, the
+  /// default), or left untouched ("capacity_tail": "untouched").
+  bool zeroCapacityTail = true;
 };
 
 struct KernelSpec {

@@ -177,13 +177,15 @@ template <int CL, int NV, int NBM, int TILE_M> struct ClusterBmax {
 /// each of M_TILES tiles, or half a tile at TILE_M 64; K_TILES x TILE_K
 /// features from blockIdx.y), from the table of ClusterBmax after end():
 /// the first half's entries of a TILE_M 64 tile. `ok` false (bad ragged
-/// offsets, the same in every CTA) writes nothing. Tiles from `scols` on
-/// (the grid's rounding up to whole clusters) and features from K on are
-/// not written.
+/// offsets, the same in every CTA) writes nothing. `scols` is the row_major
+/// stride; tiles from `scol_end` on (the grid's rounding up to whole
+/// clusters, and a ragged capacity tail left untouched) and features from K
+/// on are not written.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
           int TILE_M, int CL>
 QCT_DEV void store_cluster_scales(const qct_kernel_args &args, const int *table,
-                                  unsigned rank, bool ok, i64 scols, i64 K) {
+                                  unsigned rank, bool ok, i64 scols,
+                                  i64 scol_end, i64 K) {
   constexpr int H = TILE_M == 64 ? 1 : 0; // CTAs per tile: 1 << H
   constexpr int T = (CL >> H) * M_TILES;  // tiles of the cluster
   constexpr int NV = TILE_K / 32;
@@ -200,7 +202,7 @@ QCT_DEV void store_cluster_scales(const qct_kernel_args &args, const int *table,
        i += CL * THREADS) {
     const int f = i / T, tau = i % T;
     const i64 kf = kbase + f, tile = tile0 + tau;
-    if (kf >= K || tile >= scols)
+    if (kf >= K || tile >= scol_end)
       continue;
     const int bm = table[((tau / M_TILES) << H) * NBM +
                          bmax_entry<TILE_K, K_TILES>(tau % M_TILES, f)];

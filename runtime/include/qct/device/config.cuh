@@ -123,15 +123,21 @@ struct NotRagged {
   static constexpr bool enabled = false;
   static constexpr long long pad = 1;
   static constexpr bool write_padded = false;
+  static constexpr bool zero_tail = true;
   using offset_t = long long;
 };
 
 /// Ragged groups along M: OffsetT is int (int32) or long long (int64).
-template <typename OffsetT, long long PadTo, bool WritePaddedOffsets>
+/// ZeroTail false ("capacity_tail": "untouched"): the col outputs' capacity
+/// tail, the data columns at or past p[G] and the scale columns past the
+/// groups' own, is not written (docs/kernel-abi.md).
+template <typename OffsetT, long long PadTo, bool WritePaddedOffsets,
+          bool ZeroTail = true>
 struct Ragged {
   static constexpr bool enabled = true;
   static constexpr long long pad = PadTo;
   static constexpr bool write_padded = WritePaddedOffsets;
+  static constexpr bool zero_tail = ZeroTail;
   using offset_t = OffsetT;
   static_assert(PadTo >= 1, "pad_groups_to must be >= 1");
   static_assert(sizeof(OffsetT) == 4 || sizeof(OffsetT) == 8,

@@ -76,12 +76,15 @@ QCT_DEV ColStoreGeom col_store_geom(const TileGeom &tg, i64 C, i64 K,
 }
 
 /// Stores the n <= 16 mxfp4 codes q of columns x0.. of one col-output row.
-/// Bytes whose other nibble belongs to a column outside [x0, x0+n) that
-/// exists (< C) are shared with another CTA and set nibble-wise.
-QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
+/// Bytes whose other nibble belongs to a column outside [x0, x0+n) that is
+/// written (< cend: the row's C columns, or p[G] when the capacity tail is
+/// left untouched) are shared with another CTA and set nibble-wise.
+QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16],
+                           i64 cend) {
   const Packed<4, 16> pk = pack_codes<4, 16>(q);
-  if ((x0 & 1) == 0 && (n == 16 || x0 + n == C || (n & 1) == 0)) {
-    // Whole bytes (a trailing half byte past C is the defined zero nibble).
+  if ((x0 & 1) == 0 && (n == 16 || x0 + n == cend || (n & 1) == 0)) {
+    // Whole bytes (a trailing half byte past cend is the defined zero
+    // nibble).
     store_bytes<8>(rowp + x0 / 2, pk.w, (n + 1) / 2);
     return;
   }
@@ -96,7 +99,7 @@ QCT_DEV void store_fp4_run(u8 *rowp, i64 x0, int n, const u32 (&q)[16], i64 C) {
       if ((x & 1) == 0) // write the pair once, from its low nibble
         rowp[x / 2] =
             (u8)((q[j] & 0xF) | ((q[j + 1 < 16 ? j + 1 : 15] & 0xF) << 4));
-    } else if (other >= C) {
+    } else if (other >= cend) {
       rowp[x / 2] = (u8)(q[j] & 0xF); // trailing odd nibble: 0
     } else {
       store_nibble(rowp + x / 2, (int)(x & 1), q[j]);
@@ -150,10 +153,11 @@ QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
 /// The column pass of one tile for kernels without the aligned pass: stages
 /// the raw tile in shared memory, then runs the bf16 pow2 pass (MBUF, s_e,
 /// ostride: its buffered scales, see bf16_pow2_col_pass) or the generic one.
+/// C: the col outputs' columns; cend: the columns written (store_fp4_run).
 template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
 QCT_DEV void tile_col_pass(const qct_kernel_args &args,
                            const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
-                           const TileGeom &tg, i64 k0, i64 C,
+                           const TileGeom &tg, i64 k0, i64 C, i64 cend,
                            const i64 (&scols)[2], u8 *s_data, u8 *s_sc,
                            signed char *s_e = nullptr, int ostride = 0) {
   using S = typename Cfg::src;
@@ -293,7 +297,7 @@ QCT_DEV void tile_col_pass(const qct_kernel_args &args,
         const i64 x0 = tg.col0 + r0;
         if (n > 0) {
           if constexpr (OB == 4) {
-            store_fp4_run(rowp, x0, n, qb.q, C);
+            store_fp4_run(rowp, x0, n, qb.q, cend);
           } else {
             const Packed<OB, 16> pk = pack_codes<OB, 16>(qb.q);
             store_bytes<Packed<OB, 16>::bytes>(rowp + x0 * OB / 8, pk.w,
@@ -431,7 +435,7 @@ template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
           int GROUP_M, int TILE_M, int CLUSTER_M, int UNROLL_M,
           typename ClusterT>
 QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
-                              ClusterT &cluster) {
+                              ClusterT &cluster, i64 &scol_end) {
   using S = typename Cfg::src;
   using Rag = typename Cfg::ragged;
   static_assert(Cfg::any_col, "without a col output use the row family");
@@ -481,7 +485,8 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   const i64 M = args.M;
   const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
   TileGeom tg;
-  i64 C = M; // columns of every col output
+  i64 C = M;    // columns of every col output
+  i64 cend = M; // of those, the columns written (see the capacity tail)
   i64 scols[2] = {(M + 31) / 32,
                   (M + 127) / 128}; // scale columns (row_major stride)
   // The CTA's tile: dense grids walked in bands of GROUP_M CTAs along M
@@ -516,6 +521,15 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     C = col_columns<Rag>(M, G);
     scols[0] = scale_columns<Rag, 32>(C, G);
     scols[1] = scale_columns<Rag, 128>(C, G);
+    cend = C;
+    if constexpr (!Rag::zero_tail) {
+      // "capacity_tail": "untouched": nothing at or past p[G] is written,
+      // no scale column past the groups' own; a tail CTA is done.
+      cend = h.total.p;
+      scol_end = h.total.t128;
+      if (!h.found)
+        return true;
+    }
     if (h.found) {
       const i64 i = t - h.t;
       const i64 nl = h.n - 128 * i, cl = h.np - 128 * i;
@@ -813,7 +827,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
         if constexpr (Cfg::any_row)
           tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
         tile_col_pass<Cfg, THREADS, TILE_K, kMScales>(
-            args, sv, tg, k0, C, scols, s_data, s_sc,
+            args, sv, tg, k0, C, cend, scols, s_data, s_sc,
             s_mexp + (kMScales ? mi * NF + j * TILE_K : 0), M_TILES * NF);
       }
       if constexpr (kPrefetch) {
@@ -865,23 +879,32 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   __shared__ unsigned long long s_cbar; // (unused without a cluster)
   Cluster cluster;
   if constexpr (CLUSTER_M == 1) {
+    i64 scol_end; // (only the cluster's scale stores use it)
     tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
-                     CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
+                     CLUSTER_M, UNROLL_M>(args, s_mbm, cluster, scol_end);
   } else {
     using Rag = typename Cfg::ragged;
     static_assert(ColPlan<Cfg>::aligned_e2m1 && !Cfg::any_row && GROUP_M == 1,
                   "QCT_CLUSTER_M > 1: the aligned pass without row outputs, "
                   "QCT_GROUP_M 1 (clusters are consecutive CTAs along x)");
     cluster.template begin<THREADS>(s_mbm, &s_cbar);
+    // The scale columns written: all, or the body lowers it for an untouched
+    // tail. Every thread writes the same values, the body's after the group
+    // scan's barriers: shared memory, not a register live across the body
+    // (one more spilled at 128 threads).
+    __shared__ i64 scol_end;
+    scol_end = scale_columns<Rag, 128>(col_columns<Rag>(args.M, args.G), args.G);
     const bool ok =
         tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
-                         TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster);
+                         TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster,
+                                                      scol_end);
     cluster.end();
     const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
     const i64 scols = scale_columns<Rag, 128>(
         col_columns<Rag>(args.M, args.G), args.G);
     store_cluster_scales<Cfg, THREADS, TILE_K, K_TILES, M_TILES, TILE_M,
-                         CLUSTER_M>(args, s_mbm, cluster.rank, ok, scols, K);
+                         CLUSTER_M>(args, s_mbm, cluster.rank, ok, scols,
+                                    scol_end, K);
   }
 }
 
