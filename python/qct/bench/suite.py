@@ -315,7 +315,9 @@ class Bench:
         kernel.check_errors()
         row.record(t, self.copy_gbps)
         row.extra["rotation_sets"] = len(sets)
-        if groups:  # the capacity buffer's bytes (what a zero tail writes): show that view too
+        # The capacity buffer's bytes, what a kernel with a zero tail writes: show that view too
+        # (a kernel that leaves the tail untouched never moves them).
+        if groups and not verify.untouched_tail(meta["spec"]):
             row.extra["capacity_gbps"] = round(timing.gbps(row.extra["capacity_bytes"], t.median_us), 1)
         del sets
         self.results.rows.append(row)

@@ -26,7 +26,8 @@
 // the CTA's tile publishes it (locate_tile, ragged.cuh); CTAs past the last
 // group tile write the capacity tail (zeros, padding scales) with the same
 // column pass, since a tail tile is a tile without tokens; under the aligned
-// pass they store it straight from registers (aligned_tail_tile).
+// pass they store it straight from registers (aligned_tail_tile). With the
+// tail left untouched (Rag::zero_tail false) they exit after the scan.
 //
 // Clusters (QCT_CLUSTER_M > 1, aligned pass): the CTAs of consecutive tiles
 // exchange their bmax and write the row_major block scales together, whole
