@@ -150,8 +150,22 @@ struct QCTLowerToKernelPass
       // 111.3 us at 2, 116.8 at 1, 115.8 at 4; ragged 130.9 us at 4, 132.8
       // at 2, 147.3 at 1 with 32 groups, 227.6, 243.2, 280.0 with 256 (M =
       // 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).
+      // Without clusters (mn_major scales, below) one tile per dense CTA
+      // and two per ragged one won: dense 105.9 us at 1, 108.9 at 2, 114.4
+      // at 4; ragged 116.7 us at 2, 120.0 at 1, 122.2 at 4 with 32 groups,
+      // 162.8, 181.4, 163.6 with 256 (docs/perf/probe-2026-11-30-session7.log).
       bool ragged = kernel.getRagged().has_value();
-      int64_t kTiles = wideTiles && ragged ? 4 : 2;
+      // Clusters combine row_major block scales (below); a kernel whose col
+      // outputs' scales are all mn_major, contiguous along the features a
+      // tile already covers, writes whole sectors without them.
+      bool rowMajorColScales = llvm::any_of(cols, [](StoreOutputOp out) {
+        std::optional<BlockScaleAttr> scale = colScale(out);
+        return scale && scale->getLayout() == ScaleLayout::row_major;
+      });
+      bool clusters = wideTiles && rowMajorColScales;
+      int64_t kTiles = !wideTiles ? 2
+                       : clusters ? (ragged ? 4 : 2)
+                                  : (ragged ? 2 : 1);
       if (mxfp4 || ragged)
         knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, kTiles));
       else
@@ -168,7 +182,9 @@ struct QCTLowerToKernelPass
       // M = 32768, K = 7168; at TILE_K 128 4 had won, 132 against 137 us);
       // the bf16 pass at 128 threads ran twice as long at 2
       // (docs/perf/probe-2026-11-29-run11.log).
-      if (!ragged && fastColPass(kernel, cols))
+      // With only mn_major col scales nothing is combined (each tile's are
+      // contiguous already), and the buffers spilled at 128 threads.
+      if (!ragged && fastColPass(kernel, cols) && rowMajorColScales)
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1, 2, 4}, 1));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_M_TILES", {1}, 1));
@@ -199,7 +215,10 @@ struct QCTLowerToKernelPass
       // the best schedule without clusters (H200, M = 32768, K = 7168;
       // clusters of 2 and 4, which would need M_TILES 4 and 2 for whole
       // sectors, ran no faster: docs/perf/probe-2026-11-29-session6.log).
-      if (wideTiles)
+      // Only where some col output has row_major scales: with mn_major ones
+      // the exchange buys nothing (105.9 us without, 123.9 with, at K_TILES
+      // 1; docs/perf/probe-2026-11-30-session7.log).
+      if (clusters)
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1}, 1));

@@ -256,6 +256,30 @@ def mxfp4_to_fp8_e4m3_col_ragged(src: Any, src_scales: Any, offsets: Any) -> Ten
             "padded_offsets": p.to(offsets.dtype)}
 
 
+# --- The same two with GEMM-ready (mn_major) scales -----------------------------------------------
+
+def _mn_major(scales: Any) -> Any:
+    """row_major block scales [K, S] as mn_major (numerics.md 5): [S, rup(K,4)], the padding
+    features' entries 1.0."""
+    torch = _torch()
+    K = scales.shape[0]
+    pad = _cdiv(K, 4) * 4 - K
+    t = scales.t()
+    if pad:
+        t = torch.cat((t, torch.ones((t.shape[0], pad), dtype=t.dtype, device=t.device)), dim=1)
+    return t.contiguous()
+
+
+def mxfp4_to_fp8_e4m3_col_mn(src: Any, src_scales: Any) -> Tensors:
+    out = mxfp4_to_fp8_e4m3_col(src, src_scales)
+    return {"y": out["y"], "y_scales": _mn_major(out["y_scales"])}
+
+
+def mxfp4_to_fp8_e4m3_col_ragged_mn(src: Any, src_scales: Any, offsets: Any) -> Tensors:
+    out = mxfp4_to_fp8_e4m3_col_ragged(src, src_scales, offsets)
+    return {**out, "y_scales": _mn_major(out["y_scales"])}
+
+
 # --- mxfp4 -> bf16 row (decode) and the unfused mxfp4 -> bf16 -> fp8 row ---------------------------
 
 BF16_NAN = 0x7FFF  # the reference's bf16 NaN (numerics.md 1: the format's NaN, no sign)
@@ -340,6 +364,11 @@ PEERS: dict[str, tuple[Peer, dict[str, Any]]] = {
     "mxfp4_to_fp8_e4m3_col_ragged": (mxfp4_to_fp8_e4m3_col_ragged, {
         "source": "mxfp4", "ragged": ("int32", 128, True, "untouched"),
         "outputs": [("fp8_e4m3", "col", "aligned", "row_major")]}),
+    "mxfp4_to_fp8_e4m3_col_mn": (mxfp4_to_fp8_e4m3_col_mn, {"source": "mxfp4", "outputs": [
+        ("fp8_e4m3", "col", "aligned", "mn_major")]}),
+    "mxfp4_to_fp8_e4m3_col_ragged_mn": (mxfp4_to_fp8_e4m3_col_ragged_mn, {
+        "source": "mxfp4", "ragged": ("int32", 128, True, "untouched"),
+        "outputs": [("fp8_e4m3", "col", "aligned", "mn_major")]}),
 }
 
 
