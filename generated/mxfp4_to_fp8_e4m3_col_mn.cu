@@ -12,7 +12,7 @@
 #define QCT_TILE_K 256
 #endif
 #ifndef QCT_K_TILES
-#define QCT_K_TILES 1
+#define QCT_K_TILES 2
 #endif
 #ifndef QCT_M_TILES
 #define QCT_M_TILES 1

@@ -150,10 +150,11 @@ struct QCTLowerToKernelPass
       // 111.3 us at 2, 116.8 at 1, 115.8 at 4; ragged 130.9 us at 4, 132.8
       // at 2, 147.3 at 1 with 32 groups, 227.6, 243.2, 280.0 with 256 (M =
       // 32768, K = 7168; docs/perf/probe-2026-11-29-session6.log).
-      // Without clusters (mn_major scales, below) one tile per dense CTA
-      // and two per ragged one won: dense 105.9 us at 1, 108.9 at 2, 114.4
-      // at 4; ragged 116.7 us at 2, 120.0 at 1, 122.2 at 4 with 32 groups,
-      // 162.8, 181.4, 163.6 with 256 (docs/perf/probe-2026-11-30-session7.log).
+      // Without clusters (mn_major scales, below) 2 as well: dense 108.9 us
+      // at 2, 105.9 at 1, 114.4 at 4, but at M = 131072 437.9 at 2 and
+      // 452.9 at 1 (the tuned schedules take 1 where it wins); ragged 116.7
+      // us at 2, 120.0 at 1, 122.2 at 4 with 32 groups, 162.8, 181.4, 163.6
+      // with 256 (docs/perf/probe-2026-11-30-session7.log).
       bool ragged = kernel.getRagged().has_value();
       // Clusters combine row_major block scales (below); a kernel whose col
       // outputs' scales are all mn_major, contiguous along the features a
@@ -163,9 +164,7 @@ struct QCTLowerToKernelPass
         return scale && scale->getLayout() == ScaleLayout::row_major;
       });
       bool clusters = wideTiles && rowMajorColScales;
-      int64_t kTiles = !wideTiles ? 2
-                       : clusters ? (ragged ? 4 : 2)
-                                  : (ragged ? 2 : 1);
+      int64_t kTiles = clusters && ragged ? 4 : 2;
       if (mxfp4 || ragged)
         knobs.push_back(KnobAttr::get(ctx, "QCT_K_TILES", {1, 2, 4}, kTiles));
       else
