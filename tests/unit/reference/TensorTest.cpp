@@ -22,6 +22,15 @@ uint16_t bf16Bits(float f) {
   return uint16_t(u >> 16); // test inputs are exact in bf16
 }
 
+/// n bf16 codes of the small integers (i % period) - offset: exact, with
+/// zeros and both signs.
+std::vector<uint16_t> bf16Ramp(int n, int period, float offset) {
+  std::vector<uint16_t> x(size_t(n), 0);
+  for (int i = 0; i < n; ++i)
+    x[size_t(i)] = bf16Bits(float(i % period) - offset);
+  return x;
+}
+
 struct Buffers {
   std::vector<uint8_t> data;
   std::vector<uint8_t> scales;
@@ -129,9 +138,7 @@ TEST(Tensor, SizesFollowTheKernelAbi) {
 
 TEST(Tensor, ColIsTheTranspose) {
   const int M = 5, K = 64;
-  std::vector<uint16_t> x(M * K);
-  for (int i = 0; i < M * K; ++i)
-    x[size_t(i)] = bf16Bits(float(i % 97) - 40.0f);
+  std::vector<uint16_t> x = bf16Ramp(M * K, 97, 40.0f);
   qct_ref_source src{QCT_REF_BF16, x.data(), nullptr, M, K};
   Buffers b =
       run(src, makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE));
@@ -200,9 +207,7 @@ TEST(Tensor, RaggedPlacementPaddingAndCapacity) {
 // tail's, and nothing after it changes (the buffers start as 0xAB).
 TEST(Tensor, UntouchedCapacityTail) {
   const int M = 7, K = 32;
-  std::vector<uint16_t> x(M * K);
-  for (int i = 0; i < M * K; ++i)
-    x[size_t(i)] = bf16Bits(float(i % 13) - 6.0f);
+  std::vector<uint16_t> x = bf16Ramp(M * K, 13, 6.0f);
   qct_ref_source src{QCT_REF_BF16, x.data(), nullptr, M, K};
   int32_t offs[5] = {0, 3, 3, 4, 7}; // groups of 3, 0, 1, 3 rows
   struct Case {
