@@ -297,7 +297,9 @@ class Kernel:
 
     def allocate_outputs(self, M: int, K: int, offsets: object = None,
                          device: object = None) -> dict[str, Any]:
-        """Empty torch tensors for every output, by buffer name (G = len(offsets) - 1)."""
+        """Empty torch tensors for every output, by buffer name (G = len(offsets) - 1). Ragged col
+        outputs are capacity-sized; a spec with `"capacity_tail": "untouched"` leaves their tail
+        past p[G] as allocated (uninitialized here), which a consumer that reads p[G] never sees."""
         import torch
 
         G = 0
