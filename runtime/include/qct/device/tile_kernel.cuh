@@ -371,7 +371,7 @@ QCT_HD constexpr int tile_min_blocks() {
       return Cfg::ragged::enabled ? 5 : 6;
     if (TILE_K == 128)
       return Cfg::ragged::enabled ? 10 : 12;
-    return M_TILES > 1 || Cfg::ragged::enabled ? 8 : 10;
+    return M_TILES > 1 ? 8 : 10;
   }
   if (THREADS == 128)
     return Cfg::ragged::enabled || TILE_K == 256 ? 6 : 8;
@@ -432,10 +432,6 @@ QCT_HD constexpr int buffered_bmax_entries() {
 /// scales with one 8- or 16-byte store after its loops (store_scale_run).
 /// mn_major scales are contiguous along features already and the generic
 /// pass keeps its per-tile stores.
-///
-/// scol_end receives the row_major 128-block scale columns the kernel
-/// writes (the cluster's stores, tile_kernel): all of them, or the groups'
-/// own when the ragged capacity tail stays untouched; unset for bad offsets.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
           int GROUP_M, int TILE_M, int CLUSTER_M, int UNROLL_M,
           typename ClusterT>
@@ -508,7 +504,6 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   int nm = 1;
 
   if constexpr (!Rag::enabled) {
-    scol_end = scols[1];
     // Past the last tile: the grid's rounding up to whole clusters (tested
     // only there: without clusters it cannot happen, and it cost spills).
     if constexpr (CLUSTER_M > 1)
@@ -528,7 +523,6 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     scols[0] = scale_columns<Rag, 32>(C, G);
     scols[1] = scale_columns<Rag, 128>(C, G);
     cend = C;
-    // (scol_end: one write per thread, the same value in every thread.)
     if constexpr (!Rag::zero_tail) {
       // "capacity_tail": "untouched": nothing at or past p[G] is written,
       // no scale column past the groups' own; a tail CTA is done.
@@ -536,8 +530,6 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
       scol_end = h.total.t128;
       if (!h.found)
         return true;
-    } else {
-      scol_end = scols[1];
     }
     if (h.found) {
       const i64 i = t - h.t;
@@ -897,11 +889,12 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                   "QCT_CLUSTER_M > 1: the aligned pass without row outputs, "
                   "QCT_GROUP_M 1 (clusters are consecutive CTAs along x)");
     cluster.template begin<THREADS>(s_mbm, &s_cbar);
-    // The scale columns written (all, or the groups' own for an untouched
-    // tail), set by the body. Every thread writes the same value: shared
-    // memory, not a register live across the body (one more spilled at 128
-    // threads).
+    // The scale columns written: all, or the body lowers it for an untouched
+    // tail. Every thread writes the same values, the body's after the group
+    // scan's barriers: shared memory, not a register live across the body
+    // (one more spilled at 128 threads).
     __shared__ i64 scol_end;
+    scol_end = scale_columns<Rag, 128>(col_columns<Rag>(args.M, args.G), args.G);
     const bool ok =
         tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
                          TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster,
