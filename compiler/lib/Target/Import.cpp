@@ -88,10 +88,9 @@ llvm::Expected<OwningOpRef<ModuleOp>> importSpec(MLIRContext &context,
     Type offsets = spec.ragged->offsetsType == OffsetsType::I32
                        ? b.getI32Type()
                        : b.getI64Type();
-    kernel.setRaggedAttr(ir::RaggedAttr::get(&context, offsets,
-                                             spec.ragged->padGroupsTo,
-                                             spec.ragged->writePaddedOffsets,
-                                             spec.ragged->zeroCapacityTail));
+    kernel.setRaggedAttr(ir::RaggedAttr::get(
+        &context, offsets, spec.ragged->padGroupsTo,
+        spec.ragged->writePaddedOffsets, spec.ragged->zeroCapacityTail));
   }
   if (spec.staticK)
     kernel.setStaticKAttr(b.getI64IntegerAttr(*spec.staticK));

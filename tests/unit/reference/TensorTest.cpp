@@ -213,15 +213,15 @@ TEST(Tensor, UntouchedCapacityTail) {
   struct Case {
     qct_ref_output out;
     int64_t P;
-    size_t rowBytes, writtenRowBytes; // per feature
+    size_t rowBytes, writtenRowBytes;               // per feature
     size_t scaleEntry, scaleCols, writtenScaleCols; // row_major or mn_major
     bool mnMajor;
   };
   const Case cases[] = {
       // fp8 pow2: P 4 -> p = 0, 4, 4, 8, 12; C = 7 + 4 * 3 = 19; scale
       // columns cdiv(19, 128) + 4 = 5, the groups own 3.
-      {makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2), 4, 19,
-       12, 4, 5, 3, false},
+      {makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2), 4, 19, 12,
+       4, 5, 3, false},
       // mxfp4 mn_major, P 3 -> p[G] = 9, odd: byte 4 holds column 8 and the
       // tail's column 9, so it is written (high nibble 0), bytes 5..7 not;
       // C = 15, scale columns cdiv(15, 32) + 4 = 5, the groups own 3.
@@ -229,8 +229,8 @@ TEST(Tensor, UntouchedCapacityTail) {
                   QCT_REF_MN_MAJOR),
        3, 8, 5, 1, 5, 3, true},
       // bf16 (no scales), P 4: 2 bytes per column.
-      {makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE), 4, 38, 24,
-       0, 0, 0, false},
+      {makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE), 4, 38, 24, 0,
+       0, 0, false},
   };
   for (const Case &c : cases) {
     qct_ref_ragged zero{offs, 0, 4, c.P, nullptr, 0};
@@ -265,11 +265,12 @@ TEST(Tensor, UntouchedCapacityTail) {
       }
   }
   qct_ref_ragged bad{offs, 0, 4, 4, nullptr, 2};
-  EXPECT_NE(failure(src, makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL,
-                                    QCT_REF_SCALE_POW2),
-                    &bad)
-                .find("ragged.untouched_tail = 2"),
-            std::string::npos);
+  EXPECT_NE(
+      failure(src,
+              makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2),
+              &bad)
+          .find("ragged.untouched_tail = 2"),
+      std::string::npos);
 }
 
 TEST(Tensor, PaddingOnlyBlocksAndMnMajorPadding) {

@@ -156,11 +156,12 @@ QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
 /// ostride: its buffered scales, see bf16_pow2_col_pass) or the generic one.
 /// C: the col outputs' columns; cend: the columns written (store_fp4_run).
 template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
-QCT_DEV void tile_col_pass(const qct_kernel_args &args,
-                           const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
-                           const TileGeom &tg, i64 k0, i64 C, i64 cend,
-                           const i64 (&scols)[2], u8 *s_data, u8 *s_sc,
-                           signed char *s_e = nullptr, int ostride = 0) {
+QCT_DEV void
+tile_col_pass(const qct_kernel_args &args,
+              const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
+              const TileGeom &tg, i64 k0, i64 C, i64 cend,
+              const i64 (&scols)[2], u8 *s_data, u8 *s_sc,
+              signed char *s_e = nullptr, int ostride = 0) {
   using S = typename Cfg::src;
   constexpr int N = S::vec;
   constexpr int EB = S::T::elem_bits;
@@ -894,11 +895,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     // scan's barriers: shared memory, not a register live across the body
     // (one more spilled at 128 threads).
     __shared__ i64 scol_end;
-    scol_end = scale_columns<Rag, 128>(col_columns<Rag>(args.M, args.G), args.G);
-    const bool ok =
-        tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
-                         TILE_M, CLUSTER_M, UNROLL_M>(args, s_mbm, cluster,
-                                                      scol_end);
+    scol_end =
+        scale_columns<Rag, 128>(col_columns<Rag>(args.M, args.G), args.G);
+    const bool ok = tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES,
+                                     GROUP_M, TILE_M, CLUSTER_M, UNROLL_M>(
+        args, s_mbm, cluster, scol_end);
     cluster.end();
     const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
     const i64 scols = scale_columns<Rag, 128>(
