@@ -175,7 +175,7 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
                   (long long)p.B, (long long)K, (long long)p.B);
 
   int64_t G = 0, C = M;
-  int64_t ownedCols = M, ownedScaleCols = 0; // the groups' columns (p[G])
+  int64_t ownedScaleCols = 0; // the groups' scale columns
   if (ragged) {
     const qct_ref_ragged &r = *ragged;
     G = r.G;
@@ -226,7 +226,6 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
       scol += p.B ? cdiv(padded, p.B) : 0;
       p.padded[size_t(g) + 1] = col;
     }
-    ownedCols = col;
     ownedScaleCols = scol;
   } else {
     p.groups.push_back({0, M, 0, M, 0});
@@ -251,7 +250,8 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
   if (ragged && ragged->untouched_tail && p.col) {
     // A byte that holds column p[G] - 1 is written whole (its other nibble
     // the zero of a trailing odd nibble); the bytes after it are not.
-    p.writtenRowBytes = fp4 ? cdiv(ownedCols, 2) : ownedCols * eb;
+    const int64_t pG = p.padded.back();
+    p.writtenRowBytes = fp4 ? cdiv(pG, 2) : pG * eb;
     p.writtenScaleCols = ownedScaleCols;
   }
   p.mnMajor = out.scale_layout == QCT_REF_MN_MAJOR;

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from qct.verify import untouched_tail
+
 # Bytes per element of each storage format (mxfp4 packs two codes per byte: see row_bytes).
 ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "mxfp8_e4m3": 1, "mxfp8_e5m2": 1,
                  "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -144,9 +146,9 @@ def written_prefixes(meta: dict[str, Any], M: int, K: int,
     column p[G] − 1, row_major scale rows up to the groups' scale columns, mn_major scale rows
     (one per scale column) up to those. Empty for every other kernel: it writes every byte."""
     spec = meta["spec"]
-    ragged = spec.get("ragged")
-    if ragged is None or ragged.get("capacity_tail", "zero") != "untouched":
+    if not untouched_tail(spec):
         return {}
+    ragged = spec["ragged"]
     G = len(offsets) - 1
     C = M + G * (int(ragged["pad_groups_to"]) - 1)
     prefixes = {}
