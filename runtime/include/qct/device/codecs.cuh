@@ -39,6 +39,10 @@ typedef unsigned long long u64;
 typedef int i32;
 typedef long long i64;
 
+/// x / D for x >= 0 (an index or byte offset) as an unsigned division: a
+/// shift for a power of two, without the signed form's rounding fix-up.
+template <u64 D> QCT_HD i64 div_nonneg(i64 x) { return (i64)((u64)x / D); }
+
 //===----------------------------------------------------------------------===//
 // Bit casts and counting
 //===----------------------------------------------------------------------===//

@@ -27,12 +27,15 @@ QCT_HD void raster_band(int &bx, int &by, unsigned nx, unsigned ny,
                         int group) {
   if (group <= 1 || (unsigned long long)nx * ny > 0x7FFFFFFFull)
     return;
-  const int lin = by * (int)nx + bx;
-  const int first = lin / (group * (int)ny) * group;
-  const int gm = (int)nx - first < group ? (int)nx - first : group;
-  const int l = lin - first * (int)ny;
-  bx = first + l % gm;
-  by = l / gm;
+  // Unsigned: every quantity is non-negative, and the signed divisions'
+  // fix-ups were ~30 instructions per CTA.
+  const unsigned g = (unsigned)group;
+  const unsigned lin = (unsigned)by * nx + (unsigned)bx;
+  const unsigned first = lin / (g * ny) * g;
+  const unsigned gm = nx - first < g ? nx - first : g;
+  const unsigned l = lin - first * ny;
+  bx = (int)(first + l % gm);
+  by = (int)(l / gm);
 }
 
 } // namespace dev

@@ -49,9 +49,11 @@ QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   s.raw = load16(static_cast<const u8 *>(args.src) + vi * 16);
   const i64 lin = vi * S::vec;
   if constexpr (S::T::mx)
-    s.scale = __ldg(static_cast<const u8 *>(args.src_scales) + lin / 32);
+    s.scale = __ldg(static_cast<const u8 *>(args.src_scales) +
+                    div_nonneg<32>(lin));
   else if constexpr (S::T::fp8)
-    s.scale = __ldg(static_cast<const u32 *>(args.src_scales) + lin / 128);
+    s.scale = __ldg(static_cast<const u32 *>(args.src_scales) +
+                    div_nonneg<128>(lin));
   return s;
 }
 
@@ -148,9 +150,13 @@ general_row_codes_outlined(SrcVec sv) {
 /// Wide per-lane results (over 16 bytes) go out through store_warp_rows
 /// when Coop (the row family: a warp's lanes hold consecutive vectors and all
 /// reach this call); the tile family stores them directly.
-template <typename Cfg, int OI, int CoopThreads = 0>
+///
+/// The tile family (RowLanes > 0: the lanes a tile row's vectors span)
+/// passes `row`, the row of element lin, which spares mn_major scales a
+/// 64-bit division by K per vector.
+template <typename Cfg, int OI, int CoopThreads = 0, int RowLanes = 0>
 QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
-                        bool valid, i64 M, i64 K) {
+                        bool valid, i64 M, i64 K, i64 row = -1) {
   using S = typename Cfg::src;
   using O = typename Cfg::template out<OI>;
   constexpr int N = S::vec;
@@ -237,7 +243,8 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   }
   constexpr int PB = Packed<OB, N>::bytes;
   u8 *out = static_cast<u8 *>(args.out[OI]);
-  store_lane_row<PB, CoopThreads>(out + lin * OB / 8, pk.w, valid);
+  const i64 ob = OB % 8 == 0 ? lin * (OB / 8) : div_nonneg<8>(lin * OB);
+  store_lane_row<PB, CoopThreads>(out + ob, pk.w, valid);
   if (!valid)
     return;
   if constexpr (O::has_scales) {
@@ -247,10 +254,13 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     i64 idx;
     i64 r = 0, j = 0, rpad = 0;
     if constexpr (O::scale_layout == ScaleLayout::row_major) {
-      idx = lin / B;
+      idx = div_nonneg<B>(lin);
     } else {
-      r = lin / K;
-      j = (lin - r * K) / B;
+      if constexpr (RowLanes > 0)
+        r = row;
+      else
+        r = lin / K;
+      j = div_nonneg<B>(lin - r * K);
       rpad = (M + 3) / 4 * 4;
       idx = j * rpad + r;
     }
@@ -271,14 +281,14 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   }
 }
 
-template <typename Cfg, int CoopThreads = 0>
+template <typename Cfg, int CoopThreads = 0, int RowLanes = 0>
 QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
-                         bool valid, i64 M, i64 K) {
+                         bool valid, i64 M, i64 K, i64 row = -1) {
   static_for<0, Cfg::num_outputs>([&](auto oi) {
     using O = typename Cfg::template out<decltype(oi)::value>;
     if constexpr (!O::col)
-      row_output<Cfg, decltype(oi)::value, CoopThreads>(args, sv, lin, valid, M,
-                                                        K);
+      row_output<Cfg, decltype(oi)::value, CoopThreads, RowLanes>(
+          args, sv, lin, valid, M, K, row);
   });
 }
 

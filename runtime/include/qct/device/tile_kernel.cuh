@@ -114,6 +114,19 @@ QCT_HD constexpr int tile_loads() {
   return TILE_M * (TILE_K * Cfg::src::T::elem_bits / 8 / 16) / THREADS;
 }
 
+/// The tile row and the 16-byte vector within it of load u of this thread,
+/// for tile rows of NV vectors: THREADS is a multiple of NV, so a thread
+/// keeps its vector and steps THREADS / NV rows per load. Unsigned: from
+/// int (threadIdx.x + u * THREADS) / NV cost a signed-division fix-up per
+/// load (~20 SASS instructions per vector in the bf16 col kernels).
+template <int THREADS, int NV> QCT_DEV int load_row(int u) {
+  static_assert(THREADS % NV == 0, "a thread keeps its vector");
+  return (int)(threadIdx.x / (unsigned)NV) + u * (THREADS / NV);
+}
+template <int NV> QCT_DEV int load_vec() {
+  return (int)(threadIdx.x % (unsigned)NV);
+}
+
 /// Half h (TILE_M 64) of 128-token tile t: its tokens, columns and, for the
 /// first half only, the tile's 1x128 block scale (nb[1]; the second half's
 /// CTA converts with the same block exponent but does not store it). A
@@ -130,24 +143,64 @@ QCT_HD TileGeom half_tile(const TileGeom &t, int h) {
   return g;
 }
 
-/// Row outputs of one tile, from the load registers.
+/// Stages load u of a tile (its raw vector, and its scale for MX and FP8
+/// sources) in shared memory for the column pass: rows RS = row bytes + 16
+/// apart, the vector index swizzled with (row / 16) (see the header).
 template <typename Cfg, int THREADS, int TILE_K>
+QCT_DEV void stage_vec(const SrcVec &v, int u, u8 *s_data, u8 *s_sc) {
+  using S = typename Cfg::src;
+  constexpr int N = S::vec;
+  constexpr int ROWB = TILE_K * S::T::elem_bits / 8;
+  constexpr int RS = ROWB + 16;
+  constexpr int NV = ROWB / 16;
+  constexpr int SWZ = (NV < 8 ? NV : 8) - 1;
+  const int r = load_row<THREADS, NV>(u), vi = load_vec<NV>();
+  const int pv = vi ^ ((r >> 4) & SWZ);
+  *reinterpret_cast<uint4 *>(s_data + r * RS + pv * 16) =
+      make_uint4(v.raw.w[0], v.raw.w[1], v.raw.w[2], v.raw.w[3]);
+  if constexpr (S::T::mx) {
+    if ((vi * N) % 32 == 0)
+      s_sc[((vi * N) / 32) * 128 + r] = (u8)v.scale;
+  } else if constexpr (S::T::fp8) {
+    if (vi == 0)
+      reinterpret_cast<u32 *>(s_sc)[r] = v.scale;
+  }
+}
+
+/// Row outputs of one tile, from the load registers.
+/// With s_data (STAGE), each vector is also staged for the column pass
+/// (stage_vec) right after its row outputs, so that it dies there instead
+/// of staying live across the whole row pass.
+template <typename Cfg, int THREADS, int TILE_K, bool STAGE = false>
 QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
                               const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
-                              const TileGeom &tg, i64 k0, i64 M, i64 K) {
+                              const TileGeom &tg, i64 k0, i64 M, i64 K,
+                              u8 *s_data = nullptr, u8 *s_sc = nullptr) {
   using S = typename Cfg::src;
   constexpr int N = S::vec;
   constexpr int NV = TILE_K * S::T::elem_bits / 8 / 16;
   constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K>();
-  if (tg.nt <= 0)
+  if (tg.nt <= 0) {
+    if constexpr (STAGE) {
+#pragma unroll
+      for (int u = 0; u < LOADS; ++u)
+        stage_vec<Cfg, THREADS, TILE_K>(sv[u], u, s_data, s_sc);
+    }
     return;
+  }
+  // The thread's vector is the same in every load, its row steps by
+  // THREADS / NV: one element index, stepped.
+  const int r0 = load_row<THREADS, NV>(0);
+  const i64 kf = k0 + (i64)load_vec<NV>() * N;
+  const bool kin = kf < K;
+  const i64 lin0 = (tg.t0 + r0) * K + kf;
 #pragma unroll
   for (int u = 0; u < LOADS; ++u) {
-    const int idx = threadIdx.x + u * THREADS;
-    const int r = idx / NV, v = idx % NV;
-    const i64 kf = k0 + (i64)v * N;
-    row_outputs<Cfg>(args, sv[u], (tg.t0 + r) * K + kf, r < tg.nt && kf < K, M,
-                     K);
+    const int r = r0 + u * (THREADS / NV);
+    row_outputs<Cfg, 0, NV>(args, sv[u], lin0 + (i64)(u * (THREADS / NV)) * K,
+                           kin && r < tg.nt, M, K, tg.t0 + r);
+    if constexpr (STAGE)
+      stage_vec<Cfg, THREADS, TILE_K>(sv[u], u, s_data, s_sc);
   }
 }
 
@@ -155,7 +208,8 @@ QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
 /// the raw tile in shared memory, then runs the bf16 pow2 pass (MBUF, s_e,
 /// ostride: its buffered scales, see bf16_pow2_col_pass) or the generic one.
 /// C: the col outputs' columns; cend: the columns written (store_fp4_run).
-template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false>
+template <typename Cfg, int THREADS, int TILE_K, bool MBUF = false,
+          bool STAGED = false>
 QCT_DEV void
 tile_col_pass(const qct_kernel_args &args,
               const SrcVec (&sv)[tile_loads<Cfg, THREADS, TILE_K>()],
@@ -176,22 +230,10 @@ tile_col_pass(const qct_kernel_args &args,
 
   // Tiles without tokens are skipped, but for the bf16 pass, which reads
   // absent rows as values: load_tile gave them zero vectors.
-  if (tg.nt > 0 || Plan::bf16_pow2) {
+  if (!STAGED && (tg.nt > 0 || Plan::bf16_pow2)) {
 #pragma unroll
-    for (int u = 0; u < LOADS; ++u) {
-      const int idx = threadIdx.x + u * THREADS;
-      const int r = idx / NV, v = idx % NV;
-      const int pv = v ^ ((r >> 4) & SWZ);
-      *reinterpret_cast<uint4 *>(s_data + r * RS + pv * 16) = make_uint4(
-          sv[u].raw.w[0], sv[u].raw.w[1], sv[u].raw.w[2], sv[u].raw.w[3]);
-      if constexpr (S::T::mx) {
-        if ((v * N) % 32 == 0)
-          s_sc[((v * N) / 32) * 128 + r] = (u8)sv[u].scale;
-      } else if constexpr (S::T::fp8) {
-        if (v == 0)
-          reinterpret_cast<u32 *>(s_sc)[r] = sv[u].scale;
-      }
-    }
+    for (int u = 0; u < LOADS; ++u)
+      stage_vec<Cfg, THREADS, TILE_K>(sv[u], u, s_data, s_sc);
   }
 
   if constexpr (Plan::bf16_pow2) {
@@ -338,8 +380,15 @@ tile_col_pass(const qct_kernel_args &args,
 /// 48 (64 at 128 threads) it needs no spills and 5 CTAs (8 of 128) fit, each
 /// with a tile of loads in flight (ragged: 64 and 4, 80 and 6 at 128
 /// threads; the group geometry stays live across the tiles). The bf16 pass
-/// with M_TILES > 1 at 256 threads asks for 3 (80 registers, which it needs
-/// without spills; the 72-78 of one M tile also keep 3 CTAs per SM).
+/// at 256 threads asks for 4 CTAs with one M tile (64 registers, no spills
+/// since its vectors are staged right after their row outputs; uncapped it
+/// took 72-80, 3 CTAs per SM: on the H200 279.1 against 287.2 us for bf16
+/// -> fp8 row + col, 262.7 against 281.4 for bf16 -> mxfp4 row + fp8 col at
+/// TILE_K 128, docs/perf/probe-2026-11-30-session8.log; 5 CTAs spilled and
+/// ran slower), for 3 with M_TILES 2 (80 registers, which it needs without
+/// spills) and for 2 with M_TILES 4 (at 80, bf16 -> mxfp4 row + fp8 col
+/// spilled in the rarely called general row quantizer; M_TILES > 1 ran
+/// slower than 1 there anyway).
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
 /// so at 128 threads it asks for 6 (80 registers for its 8 vectors); at 256
 /// threads, dense, for 4 (64 registers: the next K tile's 4 vectors are
@@ -357,8 +406,8 @@ tile_col_pass(const qct_kernel_args &args,
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1,
           int TILE_M = 128, int CLUSTER_M = 1>
 QCT_HD constexpr int tile_min_blocks() {
-  if (ColPlan<Cfg>::bf16_pow2 && M_TILES > 1 && THREADS == 256)
-    return 3;
+  if (ColPlan<Cfg>::bf16_pow2 && THREADS == 256)
+    return M_TILES == 1 ? 4 : (M_TILES == 2 ? 3 : 2);
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
     return 1;
   if (Cfg::ragged::enabled && CLUSTER_M > 1 && K_TILES > 1) {
@@ -433,6 +482,10 @@ QCT_HD constexpr int buffered_bmax_entries() {
 /// scales with one 8- or 16-byte store after its loops (store_scale_run).
 /// mn_major scales are contiguous along features already and the generic
 /// pass keeps its per-tile stores.
+///
+/// scol_end receives the row_major 128-block scale columns the kernel
+/// writes (the cluster's stores, tile_kernel): all of them, or the groups'
+/// own when the ragged capacity tail stays untouched; unset for bad offsets.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
           int GROUP_M, int TILE_M, int CLUSTER_M, int UNROLL_M,
           typename ClusterT>
@@ -505,6 +558,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   int nm = 1;
 
   if constexpr (!Rag::enabled) {
+    scol_end = scols[1];
     // Past the last tile: the grid's rounding up to whole clusters (tested
     // only there: without clusters it cannot happen, and it cost spills).
     if constexpr (CLUSTER_M > 1)
@@ -524,6 +578,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     scols[0] = scale_columns<Rag, 32>(C, G);
     scols[1] = scale_columns<Rag, 128>(C, G);
     cend = C;
+    // (scol_end: one write per thread, the same value in every thread.)
     if constexpr (!Rag::zero_tail) {
       // "capacity_tail": "untouched": nothing at or past p[G] is written,
       // no scale column past the groups' own; a tail CTA is done.
@@ -531,6 +586,8 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
       scol_end = h.total.t128;
       if (!h.found)
         return true;
+    } else {
+      scol_end = scols[1];
     }
     if (h.found) {
       const i64 i = t - h.t;
@@ -673,13 +730,17 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // without tokens gets all-absent vectors.
   auto load_tile = [&](SrcVec(&v)[LOADS], const TileGeom &g, i64 k0) {
     if (g.nt > 0) {
+      // One vector index, stepped (see tile_row_outputs); rows are whole
+      // vectors (K % N == 0, the spec's constraints).
+      const int r0 = load_row<THREADS, NV>(0);
+      const i64 kf = k0 + (i64)load_vec<NV>() * N;
+      const bool kin = kf < K;
+      const i64 vx0 = div_nonneg<N>((g.t0 + r0) * K + kf);
+      const i64 vstep = (i64)(THREADS / NV) * div_nonneg<N>(K);
 #pragma unroll
       for (int u = 0; u < LOADS; ++u) {
-        const int idx = threadIdx.x + u * THREADS;
-        const int r = idx / NV, vi = idx % NV;
-        const i64 kf = k0 + (i64)vi * N;
-        const bool valid = r < g.nt && kf < K;
-        const i64 vx = ((g.t0 + r) * K + kf) / N;
+        const bool valid = kin && r0 + u * (THREADS / NV) < g.nt;
+        const i64 vx = vx0 + u * vstep;
         if constexpr (kSpanScales) // scales: span_scales
           v[u].raw = valid ? load16(static_cast<const u8 *>(args.src) + vx * 16)
                            : V4{{0, 0, 0, 0}};
@@ -826,10 +887,23 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
       } else {
         if ((M_TILES == 1 ? j : done) > 0)
           __syncthreads(); // the previous tile's column pass read s_data
+        // With row outputs and one M tile each vector is staged right after
+        // them: the tile's vectors are not all live across the row pass
+        // (72-80 registers at 256 threads for the bf16 pass, 64 without
+        // spills; several M tiles keep their 80).
+        constexpr bool kStage = Cfg::any_row && M_TILES == 1;
+        // The column pass's k0 comes back from shared memory (every thread
+        // writes the same value): across the row pass's calls of the general
+        // quantizer it was the one value that spilled at 64 registers.
+        __shared__ i64 s_k0;
+        if constexpr (kStage)
+          s_k0 = k0;
         if constexpr (Cfg::any_row)
-          tile_row_outputs<Cfg, THREADS, TILE_K>(args, sv, tg, k0, M, K);
-        tile_col_pass<Cfg, THREADS, TILE_K, kMScales>(
-            args, sv, tg, k0, C, cend, scols, s_data, s_sc,
+          tile_row_outputs<Cfg, THREADS, TILE_K, kStage>(args, sv, tg, k0, M,
+                                                         K, s_data, s_sc);
+        const i64 k0c = kStage ? *static_cast<volatile i64 *>(&s_k0) : k0;
+        tile_col_pass<Cfg, THREADS, TILE_K, kMScales, kStage>(
+            args, sv, tg, k0c, C, cend, scols, s_data, s_sc,
             s_mexp + (kMScales ? mi * NF + j * TILE_K : 0), M_TILES * NF);
       }
       if constexpr (kPrefetch) {
@@ -890,13 +964,11 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                   "QCT_CLUSTER_M > 1: the aligned pass without row outputs, "
                   "QCT_GROUP_M 1 (clusters are consecutive CTAs along x)");
     cluster.template begin<THREADS>(s_mbm, &s_cbar);
-    // The scale columns written: all, or the body lowers it for an untouched
-    // tail. Every thread writes the same values, the body's after the group
-    // scan's barriers: shared memory, not a register live across the body
-    // (one more spilled at 128 threads).
+    // The scale columns written (all, or the groups' own for an untouched
+    // tail), set by the body. Every thread writes the same value: shared
+    // memory, not a register live across the body (one more spilled at 128
+    // threads).
     __shared__ i64 scol_end;
-    scol_end =
-        scale_columns<Rag, 128>(col_columns<Rag>(args.M, args.G), args.G);
     const bool ok = tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES,
                                      GROUP_M, TILE_M, CLUSTER_M, UNROLL_M>(
         args, s_mbm, cluster, scol_end);
