@@ -256,11 +256,11 @@ def mxfp4_to_fp8_e4m3_col_ragged(src: Any, src_scales: Any, offsets: Any) -> Ten
             "padded_offsets": p.to(offsets.dtype)}
 
 
-# --- The same two with GEMM-ready (mn_major) scales -----------------------------------------------
+# --- GEMM-ready (mn_major) scales -----------------------------------------------------------------
 
 def _mn_major(scales: Any) -> Any:
-    """row_major block scales [K, S] as mn_major (numerics.md 5): [S, rup(K,4)], the padding
-    features' entries 1.0."""
+    """row_major block scales [R, S] (R output rows: features of a col output, tokens of a row
+    output) as mn_major (numerics.md 5): [S, rup(R,4)], the padding rows' entries 1.0."""
     torch = _torch()
     K = scales.shape[0]
     pad = _cdiv(K, 4) * 4 - K
@@ -278,6 +278,17 @@ def mxfp4_to_fp8_e4m3_col_mn(src: Any, src_scales: Any) -> Tensors:
 def mxfp4_to_fp8_e4m3_col_ragged_mn(src: Any, src_scales: Any, offsets: Any) -> Tensors:
     out = mxfp4_to_fp8_e4m3_col_ragged(src, src_scales, offsets)
     return {**out, "y_scales": _mn_major(out["y_scales"])}
+
+
+def bf16_to_fp8_e4m3_row_col_mn(src: Any) -> Tensors:
+    out = bf16_to_fp8_e4m3_row_col(src)
+    return {**out, "y_scales": _mn_major(out["y_scales"]),
+            "yt_scales": _mn_major(out["yt_scales"])}
+
+
+def bf16_to_mxfp4_row_fp8_col_mn(src: Any) -> Tensors:
+    out = bf16_to_mxfp4_row_fp8_col(src)
+    return {**out, "yt_scales": _mn_major(out["yt_scales"])}
 
 
 # --- mxfp4 -> bf16 row (decode) and the unfused mxfp4 -> bf16 -> fp8 row ---------------------------
@@ -369,6 +380,10 @@ PEERS: dict[str, tuple[Peer, dict[str, Any]]] = {
     "mxfp4_to_fp8_e4m3_col_ragged_mn": (mxfp4_to_fp8_e4m3_col_ragged_mn, {
         "source": "mxfp4", "ragged": ("int32", 128, True, "untouched"),
         "outputs": [("fp8_e4m3", "col", "aligned", "mn_major")]}),
+    "bf16_to_fp8_e4m3_row_col_mn": (bf16_to_fp8_e4m3_row_col_mn, {"source": "bf16", "outputs": [
+        ("fp8_e4m3", "row", "pow2", "mn_major"), ("fp8_e4m3", "col", "pow2", "mn_major")]}),
+    "bf16_to_mxfp4_row_fp8_col_mn": (bf16_to_mxfp4_row_fp8_col_mn, {"source": "bf16", "outputs": [
+        ("mxfp4", "row", "floor", "row_major"), ("fp8_e4m3", "col", "pow2", "mn_major")]}),
 }
 
 
