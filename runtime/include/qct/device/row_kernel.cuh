@@ -151,10 +151,9 @@ general_row_codes_outlined(SrcVec sv) {
 /// when Coop (the row family: a warp's lanes hold consecutive vectors and all
 /// reach this call); the tile family stores them directly.
 ///
-/// The tile family (RowLanes > 0: the lanes a tile row's vectors span)
-/// passes `row`, the row of element lin, which spares mn_major scales a
-/// 64-bit division by K per vector.
-template <typename Cfg, int OI, int CoopThreads = 0, int RowLanes = 0>
+/// KnownRow (the tile family): `row` is the row of element lin, which spares
+/// mn_major scales a 64-bit division by K per vector.
+template <typename Cfg, int OI, int CoopThreads = 0, bool KnownRow = false>
 QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                         bool valid, i64 M, i64 K, i64 row = -1) {
   using S = typename Cfg::src;
@@ -256,7 +255,7 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     if constexpr (O::scale_layout == ScaleLayout::row_major) {
       idx = div_nonneg<B>(lin);
     } else {
-      if constexpr (RowLanes > 0)
+      if constexpr (KnownRow)
         r = row;
       else
         r = lin / K;
@@ -281,13 +280,13 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
   }
 }
 
-template <typename Cfg, int CoopThreads = 0, int RowLanes = 0>
+template <typename Cfg, int CoopThreads = 0, bool KnownRow = false>
 QCT_DEV void row_outputs(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                          bool valid, i64 M, i64 K, i64 row = -1) {
   static_for<0, Cfg::num_outputs>([&](auto oi) {
     using O = typename Cfg::template out<decltype(oi)::value>;
     if constexpr (!O::col)
-      row_output<Cfg, decltype(oi)::value, CoopThreads, RowLanes>(
+      row_output<Cfg, decltype(oi)::value, CoopThreads, KnownRow>(
           args, sv, lin, valid, M, K, row);
   });
 }

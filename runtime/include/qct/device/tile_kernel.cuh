@@ -197,8 +197,8 @@ QCT_DEV void tile_row_outputs(const qct_kernel_args &args,
 #pragma unroll
   for (int u = 0; u < LOADS; ++u) {
     const int r = r0 + u * (THREADS / NV);
-    row_outputs<Cfg, 0, NV>(args, sv[u], lin0 + (i64)(u * (THREADS / NV)) * K,
-                           kin && r < tg.nt, M, K, tg.t0 + r);
+    row_outputs<Cfg, 0, true>(args, sv[u], lin0 + (i64)(u * (THREADS / NV)) * K,
+                              kin && r < tg.nt, M, K, tg.t0 + r);
     if constexpr (STAGE)
       stage_vec<Cfg, THREADS, TILE_K>(sv[u], u, s_data, s_sc);
   }
