@@ -262,8 +262,8 @@ def _mn_major(scales: Any) -> Any:
     """row_major block scales [R, S] (R output rows: features of a col output, tokens of a row
     output) as mn_major (numerics.md 5): [S, rup(R,4)], the padding rows' entries 1.0."""
     torch = _torch()
-    K = scales.shape[0]
-    pad = _cdiv(K, 4) * 4 - K
+    R = scales.shape[0]
+    pad = _cdiv(R, 4) * 4 - R
     t = scales.t()
     if pad:
         t = torch.cat((t, torch.ones((t.shape[0], pad), dtype=t.dtype, device=t.device)), dim=1)

@@ -37,18 +37,6 @@ template <int TILE_K, int K_TILES> QCT_HD int bmax_entry(int mi, int f) {
   return (mi * K_TILES + f / TILE_K) * (TILE_K / 32) + (f % TILE_K) / 32;
 }
 
-/// Columns of a kernel's col outputs: M, or for a ragged kernel its
-/// capacity M + G * (P - 1) (docs/kernel-abi.md).
-template <typename Rag> QCT_HD i64 col_columns(i64 M, i64 G) {
-  return Rag::enabled ? M + G * (Rag::pad - 1) : M;
-}
-
-/// Scale columns of blocks of B along those C columns (the row_major
-/// stride): cdiv(C, B), plus one per group for a ragged kernel.
-template <typename Rag, int B> QCT_HD i64 scale_columns(i64 C, i64 G) {
-  return (C + B - 1) / B + (Rag::enabled ? G : 0);
-}
-
 /// This CTA's rank in its cluster.
 QCT_DEV unsigned cluster_rank() {
   unsigned r;

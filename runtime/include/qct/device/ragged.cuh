@@ -26,6 +26,18 @@ struct GroupSums {
 
 QCT_HD i64 cdiv64(i64 a, i64 b) { return (a + b - 1) / b; }
 
+/// Columns of a kernel's col outputs: M, or for a ragged kernel its
+/// capacity M + G * (P - 1) (docs/kernel-abi.md).
+template <typename Rag> QCT_HD i64 col_columns(i64 M, i64 G) {
+  return Rag::enabled ? M + G * (Rag::pad - 1) : M;
+}
+
+/// Scale columns of blocks of B along those C columns (the row_major
+/// stride): cdiv(C, B), plus one per group for a ragged kernel.
+template <typename Rag, int B> QCT_HD i64 scale_columns(i64 C, i64 G) {
+  return (C + B - 1) / B + (Rag::enabled ? G : 0);
+}
+
 /// Block-wide exclusive prefix sums of v, and their total. TILES_ONLY: the
 /// caller guarantees p = 128 * t128 and s32 = 4 * t128 (groups padded to a
 /// multiple of 128), so only t128 is shuffled (a third of the shuffles).
