@@ -1,6 +1,7 @@
 """Every generated kernel, at every legal schedule, compiles with NVRTC for sm_90 (the portable
-Hopper target) and sm_90a (what the runtime picks on an H100/H200), and ptxas reports no spills and
-no local memory. Needs NVRTC (the CUDA toolkit), not a GPU."""
+Hopper target) and sm_90a (what the runtime picks on an H100/H200), and ptxas reports no spills,
+in the kernel or in a device function it calls (the outlined general quantizer), and no local
+memory. Needs NVRTC (the CUDA toolkit), not a GPU."""
 
 from __future__ import annotations
 

@@ -97,8 +97,10 @@ typedef struct qct_load_options {
 
 /* Resource usage of the kernel's entry function, read from the cubin
  * (registers, stack frame, static shared memory; found == 0 if absent) and
- * from the ptxas -v log (spill bytes). local_memory_bytes is the stack frame
- * (plus any lmem ptxas reports): spills live there, so 0 means no spills.
+ * from the ptxas -v log (spill bytes, the entry's plus those of the device
+ * functions it calls, which ptxas reports apart). local_memory_bytes is the
+ * stack frame (plus the callees' and any lmem ptxas reports): spills live
+ * there, so 0 means no spills.
  * Spill fields are -1 when ptxas printed nothing (NVRTC may reuse an earlier
  * compile silently); the compile log is then empty too. */
 typedef struct qct_kernel_stats {

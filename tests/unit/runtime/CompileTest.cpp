@@ -132,6 +132,26 @@ TEST(Compile, PtxasStatsParser) {
   EXPECT_EQ(qct::rt::parsePtxasStats(log, "missing").found, 0);
 }
 
+// A device function kept as a call spills apart from its kernel: the kernel's
+// stats count it (the entry's own line says 0).
+TEST(Compile, PtxasStatsCountCalleeSpills) {
+  const char *log =
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+      "spill loads\n"
+      "ptxas info    : Used 64 registers, used 1 barriers, 16 bytes smem\n"
+      "ptxas info    : Function properties for _Z6helperv\n"
+      "ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 "
+      "bytes spill loads\n";
+  qct_kernel_stats s = qct::rt::parsePtxasStats(log, "k");
+  EXPECT_EQ(s.found, 1);
+  EXPECT_EQ(s.stack_frame_bytes, 0);
+  EXPECT_EQ(s.spill_store_bytes, 4);
+  EXPECT_EQ(s.spill_load_bytes, 12);
+  EXPECT_EQ(s.local_memory_bytes, 8);
+}
+
 TEST(Compile, LocalMemoryIsReported) {
   useFreshCache("lmem");
   // A dynamically indexed 1 KiB array lives in local memory.

@@ -14,7 +14,10 @@
 
 namespace qct::rt {
 
-/// Stats of function `entry` in an NVRTC log (found == 0 if absent).
+/// Stats of function `entry` in an NVRTC log (found == 0 if absent). Its
+/// spill bytes and local memory include those of the log's functions that
+/// are no entry: the device functions ptxas kept as calls (an outlined
+/// quantizer spills apart from the kernel that calls it).
 qct_kernel_stats parsePtxasStats(const std::string &log,
                                  const std::string &entry);
 
