@@ -32,6 +32,9 @@
 #define QCT_DEVICE_COL_PASS_CUH
 
 #include "qct/device/quant.cuh"
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#include "qct/device/memory.cuh" // (store_scale_run's device stores)
+#endif
 
 namespace qct {
 namespace dev {
@@ -145,20 +148,22 @@ template <int MT>
 QCT_HD void store_scale_run(u32 *dst, const u32 (&s)[MT], int n) {
   const ScaleRunPlan p = scale_run_plan<MT>(reinterpret_cast<u64>(dst) >> 2, n);
 #if defined(__CUDA_ARCH__)
+  // A feature's scales of MT M tiles: part of a sector that the next M
+  // tiles' CTAs complete (memory.cuh, store_partial_scale).
   if constexpr (MT == 4) {
     if (p.quad) {
-      *reinterpret_cast<uint4 *>(dst) = make_uint4(s[0], s[1], s[2], s[3]);
+      store_partial_scales<4>(dst, s);
       return;
     }
   }
 #pragma unroll
   for (int i = 0; i + 1 < MT; ++i)
     if ((p.pairs >> i) & 1)
-      *reinterpret_cast<uint2 *>(dst + i) = make_uint2(s[i], s[i + 1]);
+      store_partial_scales<2>(dst + i, s + i);
 #pragma unroll
   for (int i = 0; i < MT; ++i)
     if ((p.singles >> i) & 1)
-      dst[i] = s[i];
+      store_partial_scale(dst + i, s[i]);
 #else
   const u32 cover =
       p.quad ? 0xFu : p.pairs | (p.pairs << 1) | p.singles; // positions
@@ -243,11 +248,12 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
   if (n > 0)
     store_bytes<16, /*Stream=*/false>(rowp + g.col0 + r0, w, n);
   if (kScale && c == 0 && g.nb > 0) {
-    const i64 idx = O::scale_layout == ScaleLayout::row_major
-                        ? kf * g.scols + g.sb
-                        : g.sb * ((g.K + 3) / 4 * 4) + kf;
-    static_cast<u32 *>(args.out_scales[OI])[idx] =
-        g.nt > 0 ? scale : 0x3F800000u;
+    const u32 s = g.nt > 0 ? scale : 0x3F800000u;
+    u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
+    if constexpr (O::scale_layout == ScaleLayout::row_major)
+      store_partial_scale(sc + kf * g.scols + g.sb, s); // memory.cuh
+    else
+      sc[g.sb * ((g.K + 3) / 4 * 4) + kf] = s;
   }
 }
 

@@ -59,6 +59,74 @@ QCT_DEV void store_words(void *p, const u32 *w) {
   }
 }
 
+// Block scales that fill part of a 32-byte L2 sector whose other parts other
+// CTAs write: with row_major scales a tile writes one scale per token row
+// (1x128 or MX row outputs: 4 bytes of a row's sector, the other 28 from the
+// next 7 K tiles' CTAs) and one per feature (128x1 col outputs: the other 28
+// bytes from the next 7 M tiles'). Stored plainly, such a sector goes to DRAM
+// in pieces when its line is evicted before its last writer comes (nothing is
+// read back: on the H200 the DRAM reads were the same with and without these
+// stores, docs/performance.md); with L2 eviction priority evict_last the line
+// waits in L2 for the rest. On the H200 (M = 32768, K = 7168) bf16 -> fp8
+// row + col ran 263-266 us against 277-281, bf16 -> mxfp4 row + fp8 col
+// 236-239 against 242-244, the mxfp4 -> fp8 col kernel without clusters 116
+// against 120; whole-sector stores (a cluster's, mn_major scales) gain
+// nothing from it (the GEMM-ready bf16 -> fp8 row + col ran 262.5 against
+// 254.6 with its mn_major scales hinted), so they store plainly.
+// The lines keep that priority after the kernel (until evicted; the GEMMs
+// that read these scales next find them in L2). QCT_L2_SCALE_HINT=0 (an
+// NVRTC option, e.g. extra_nvrtc_options) stores them plainly.
+#ifndef QCT_L2_SCALE_HINT
+#define QCT_L2_SCALE_HINT 1
+#endif
+
+/// The L2 evict_last cache policy of partial_scale stores.
+QCT_DEV unsigned long long l2_evict_last_policy() {
+  unsigned long long pol;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+
+/// Stores a block scale (an e8m0 byte or f32 bits) that fills part of an L2
+/// sector other CTAs complete (above).
+template <typename T> QCT_DEV void store_partial_scale(T *p, u32 v) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 4, "e8m0 byte or f32 bits");
+#if QCT_L2_SCALE_HINT
+  if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(v),
+                 "l"(l2_evict_last_policy())
+                 : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.b8 [%0], %1, %2;" ::"l"(p), "r"(v),
+                 "l"(l2_evict_last_policy())
+                 : "memory");
+#else
+  *p = (T)v;
+#endif
+}
+
+/// store_partial_scale for 2 or 4 consecutive f32 scales (8- or 16-byte
+/// aligned at p).
+template <int N> QCT_DEV void store_partial_scales(u32 *p, const u32 *v) {
+  static_assert(N == 2 || N == 4, "a pair or a quad");
+#if QCT_L2_SCALE_HINT
+  if constexpr (N == 2)
+    asm volatile("st.global.L2::cache_hint.v2.b32 [%0], {%1, %2}, %3;" ::"l"(p),
+                 "r"(v[0]), "r"(v[1]), "l"(l2_evict_last_policy())
+                 : "memory");
+  else
+    asm volatile(
+        "st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p),
+        "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "l"(l2_evict_last_policy())
+        : "memory");
+#else
+  if constexpr (N == 2)
+    *reinterpret_cast<uint2 *>(p) = make_uint2(v[0], v[1]);
+  else
+    *reinterpret_cast<uint4 *>(p) = make_uint4(v[0], v[1], v[2], v[3]);
+#endif
+}
+
 /// Stores `n` bytes (n <= Bytes) from words with the widest accesses the
 /// address allows: the fallback for misaligned or partial runs.
 template <int Bytes, bool Stream = true>

@@ -264,7 +264,19 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
       idx = j * rpad + r;
     }
     constexpr u32 pad = O::T::mx ? 127u : 0x3F800000u;
-    if constexpr (O::T::mx) {
+    // The tile family writes a token row's row_major scales of one K tile:
+    // part of a sector the next K tiles' CTAs complete (memory.cuh). The row
+    // family's CTAs cover whole rows, so their sectors are whole.
+    constexpr bool partial =
+        Cfg::any_col && O::scale_layout == ScaleLayout::row_major;
+    if constexpr (partial) {
+      if constexpr (O::T::mx)
+        store_partial_scale(static_cast<u8 *>(args.out_scales[OI]) + idx,
+                            scale);
+      else
+        store_partial_scale(static_cast<u32 *>(args.out_scales[OI]) + idx,
+                            scale);
+    } else if constexpr (O::T::mx) {
       u8 *sc = static_cast<u8 *>(args.out_scales[OI]);
       sc[idx] = (u8)scale;
       if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
