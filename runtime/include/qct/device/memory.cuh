@@ -80,7 +80,7 @@ QCT_DEV void store_words(void *p, const u32 *w) {
 #define QCT_L2_SCALE_HINT 1
 #endif
 
-/// The L2 evict_last cache policy of partial_scale stores.
+/// The L2 evict_last cache policy of store_partial_scale(s).
 QCT_DEV unsigned long long l2_evict_last_policy() {
   unsigned long long pol;
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
