@@ -248,12 +248,12 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
   if (n > 0)
     store_bytes<16, /*Stream=*/false>(rowp + g.col0 + r0, w, n);
   if (kScale && c == 0 && g.nb > 0) {
-    const u32 s = g.nt > 0 ? scale : 0x3F800000u;
-    u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
-    if constexpr (O::scale_layout == ScaleLayout::row_major)
-      store_partial_scale(sc + kf * g.scols + g.sb, s); // memory.cuh
-    else
-      sc[g.sb * ((g.K + 3) / 4 * 4) + kf] = s;
+    constexpr bool row_major = O::scale_layout == ScaleLayout::row_major;
+    const i64 idx =
+        row_major ? kf * g.scols + g.sb : g.sb * ((g.K + 3) / 4 * 4) + kf;
+    // row_major: part of a sector (memory.cuh, store_partial_scale).
+    store_block_scale<false, row_major>(args.out_scales[OI], idx,
+                                        g.nt > 0 ? scale : 0x3F800000u);
   }
 }
 

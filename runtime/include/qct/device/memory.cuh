@@ -127,6 +127,26 @@ template <int N> QCT_DEV void store_partial_scales(u32 *p, const u32 *v) {
 #endif
 }
 
+/// Stores block scale s at element idx of an output's scales: an e8m0 byte
+/// (MX) or f32 bits; Partial: part of an L2 sector that other CTAs complete
+/// (store_partial_scale), else a plain store.
+template <bool MX, bool Partial>
+QCT_DEV void store_block_scale(void *scales, i64 idx, u32 s) {
+  if constexpr (MX) {
+    u8 *p = static_cast<u8 *>(scales) + idx;
+    if constexpr (Partial)
+      store_partial_scale(p, s);
+    else
+      *p = (u8)s;
+  } else {
+    u32 *p = static_cast<u32 *>(scales) + idx;
+    if constexpr (Partial)
+      store_partial_scale(p, s);
+    else
+      *p = s;
+  }
+}
+
 /// Stores `n` bytes (n <= Bytes) from words with the widest accesses the
 /// address allows: the fallback for misaligned or partial runs.
 template <int Bytes, bool Stream = true>

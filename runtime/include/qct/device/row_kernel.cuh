@@ -269,26 +269,11 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     // family's CTAs cover whole rows, so their sectors are whole.
     constexpr bool partial =
         Cfg::any_col && O::scale_layout == ScaleLayout::row_major;
-    if constexpr (partial) {
-      if constexpr (O::T::mx)
-        store_partial_scale(static_cast<u8 *>(args.out_scales[OI]) + idx,
-                            scale);
-      else
-        store_partial_scale(static_cast<u32 *>(args.out_scales[OI]) + idx,
-                            scale);
-    } else if constexpr (O::T::mx) {
-      u8 *sc = static_cast<u8 *>(args.out_scales[OI]);
-      sc[idx] = (u8)scale;
-      if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
-        for (i64 rr = M; rr < rpad; ++rr)
-          sc[j * rpad + rr] = (u8)pad;
-    } else {
-      u32 *sc = static_cast<u32 *>(args.out_scales[OI]);
-      sc[idx] = scale;
-      if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
-        for (i64 rr = M; rr < rpad; ++rr)
-          sc[j * rpad + rr] = pad;
-    }
+    store_block_scale<O::T::mx, partial>(args.out_scales[OI], idx, scale);
+    if (O::scale_layout == ScaleLayout::mn_major && r == M - 1)
+      for (i64 rr = M; rr < rpad; ++rr)
+        store_block_scale<O::T::mx, false>(args.out_scales[OI], j * rpad + rr,
+                                           pad);
   }
 }
 

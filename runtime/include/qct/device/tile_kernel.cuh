@@ -362,17 +362,9 @@ tile_col_pass(const qct_kernel_args &args,
                                   : col * ((K + 3) / 4 * 4) + kf;
               // row_major: a feature's scale of one tile, part of a sector
               // (memory.cuh, store_partial_scale).
-              if constexpr (O::scale_layout == ScaleLayout::row_major &&
-                            O::T::mx)
-                store_partial_scale(
-                    static_cast<u8 *>(args.out_scales[OI]) + idx, s);
-              else if constexpr (O::scale_layout == ScaleLayout::row_major)
-                store_partial_scale(
-                    static_cast<u32 *>(args.out_scales[OI]) + idx, s);
-              else if constexpr (O::T::mx)
-                static_cast<u8 *>(args.out_scales[OI])[idx] = (u8)s;
-              else
-                static_cast<u32 *>(args.out_scales[OI])[idx] = s;
+              store_block_scale<O::T::mx,
+                                O::scale_layout == ScaleLayout::row_major>(
+                  args.out_scales[OI], idx, s);
             }
           }
         }
