@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from qct import knobs
 from qct.env import REPO_ROOT
 
 FORMAT_VERSION = 1
@@ -79,8 +80,9 @@ def parse_label(label: str) -> Schedule:
 
 
 def is_legal(meta: Mapping[str, Any], schedule: Mapping[str, int]) -> bool:
-    knobs = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
-    return set(schedule) == set(knobs) and all(schedule[k] in knobs[k] for k in knobs)
+    values = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
+    return (set(schedule) == set(values) and all(schedule[k] in values[k] for k in values)
+            and knobs.broken_rule(meta, schedule) is None)
 
 
 # --- The file -------------------------------------------------------------------------------------
@@ -236,8 +238,8 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     (docs/device-library.md), less than the CTAs it costs a small grid."""
     from qct.bench.floor import eval_shape
 
-    knobs = meta["schedule"]["knobs"]
-    schedule = {k["name"]: int(k["default"]) for k in knobs}
+    knob_list = meta["schedule"]["knobs"]
+    schedule = {k["name"]: int(k["default"]) for k in knob_list}
     grid = meta.get("launch", {}).get("grid")
     if not grid:
         return schedule
@@ -252,15 +254,15 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
 
     order = [n for n in ("QCT_M_TILES", "QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS")
              if n in schedule]
-    values = {k["name"]: sorted(k["values"]) for k in knobs}
+    values = {k["name"]: sorted(k["values"]) for k in knob_list}
     for name in order:
         while ctas(schedule) < MIN_CTAS_PER_SM * sm_count:
             smaller = [v for v in values[name] if v < schedule[name]]
             if not smaller:
                 break
             trial = {**schedule, name: smaller[-1]}
-            if ctas(trial) <= ctas(schedule):  # this knob does not shape the grid
-                break
+            if ctas(trial) <= ctas(schedule) or knobs.broken_rule(meta, trial):
+                break  # this knob does not shape the grid, or may not shrink here
             schedule = trial
     return schedule
 

@@ -10,7 +10,6 @@ every output buffer byte for byte. `qct run`, `qct verify` and the GPU tests all
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from qct import inputs, reference
+from qct import inputs, knobs, reference
 
 POISON = 0xA5
 QUANTIZED_SOURCES = inputs.MX_FORMATS + inputs.FP8_BLOCK_FORMATS
@@ -58,10 +57,9 @@ def load_metadata(path: Path) -> dict[str, Any]:
 
 
 def schedules(meta: dict[str, Any]) -> Iterator[tuple[tuple[str, int], ...]]:
-    """Every legal schedule of a kernel: the product of its knobs' values."""
-    knobs = meta["schedule"]["knobs"]
-    for values in itertools.product(*(k["values"] for k in knobs)):
-        yield tuple((k["name"], v) for k, v in zip(knobs, values))
+    """Every legal schedule of a kernel: the product of its knobs' values less those that break
+    one of its rules (knobs.py)."""
+    return knobs.legal_schedules(meta)
 
 
 def is_ragged(meta: dict[str, Any]) -> bool:

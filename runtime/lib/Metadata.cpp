@@ -134,6 +134,26 @@ KernelMeta parseMetadata(const std::string &text,
         m.schedule[knob.name] = knob.defaultValue;
         m.knobs.push_back(std::move(knob));
       }
+      // Rules: {"if": {"NAME": value}, "then": {"NAME": [values]}}, each
+      // naming one knob on either side.
+      if (auto r = it->find("rules"); r != it->end())
+        for (const json &rule : *r) {
+          auto side = [&](const char *key) -> const json & {
+            const json &x = member(rule, key, "schedule.rules[]");
+            if (!x.is_object() || x.size() != 1 ||
+                !m.schedule.count(x.begin().key()))
+              bad(std::string("schedule.rules[].") + key +
+                  " must name one of the kernel's knobs");
+            return x;
+          };
+          const json &cond = side("if"), then = side("then");
+          KnobRuleMeta k;
+          k.ifName = cond.begin().key();
+          k.ifValue = cond.begin().value().get<std::int64_t>();
+          k.thenName = then.begin().key();
+          k.thenValues = then.begin().value().get<std::vector<std::int64_t>>();
+          m.rules.push_back(std::move(k));
+        }
     }
     for (const std::string &o : overrides) {
       auto eq = o.find('=');
@@ -170,6 +190,23 @@ KernelMeta parseMetadata(const std::string &text,
                                    ")");
       }
       m.schedule[name] = v;
+    }
+    for (const KnobRuleMeta &r : m.rules) {
+      if (m.schedule[r.ifName] != r.ifValue)
+        continue;
+      std::int64_t v = m.schedule[r.thenName];
+      std::string legal;
+      bool ok = false;
+      for (auto x : r.thenValues) {
+        ok |= x == v;
+        legal += (legal.empty() ? "" : ", ") + std::to_string(x);
+      }
+      if (!ok)
+        fail(QCT_ERR_SCHEDULE, "kernel " + m.name + ": schedule knob " +
+                                   r.ifName + "=" + std::to_string(r.ifValue) +
+                                   " needs " + r.thenName + " to be one of " +
+                                   legal + " (got " + std::to_string(v) +
+                                   "; schedule.rules)");
     }
 
     for (const json &b : member(j, "buffers", "metadata")) {

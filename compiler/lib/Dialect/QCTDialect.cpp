@@ -137,3 +137,21 @@ LogicalResult KnobAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " is not one of its legal values";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// KnobRuleAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult KnobRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef ifName, int64_t ifValue,
+                                   StringRef thenName,
+                                   ArrayRef<int64_t> thenValues) {
+  if (ifName.empty() || thenName.empty())
+    return emitError() << "a knob rule names two knobs";
+  if (ifName == thenName)
+    return emitError() << "knob rule on '" << ifName << "' constrains itself";
+  if (thenValues.empty())
+    return emitError() << "knob rule '" << ifName << "' = " << ifValue
+                       << " leaves '" << thenName << "' no values";
+  return success();
+}

@@ -79,6 +79,40 @@ LogicalResult KernelOp::verifyRegions() {
     return emitOpError("static_k must be positive, got ") << *k;
   if (getSchedule() && !getFamily())
     return emitOpError("schedule knobs need a kernel family");
+  if (ArrayAttr rules = getScheduleRulesAttr()) {
+    ArrayAttr schedule = getScheduleAttr();
+    if (!schedule)
+      return emitOpError("schedule rules need schedule knobs");
+    auto knob = [&](StringRef name) -> KnobAttr {
+      for (Attribute a : schedule)
+        if (auto k = cast<KnobAttr>(a); k.getName() == name)
+          return k;
+      return {};
+    };
+    for (Attribute a : rules) {
+      auto rule = cast<KnobRuleAttr>(a);
+      KnobAttr cond = knob(rule.getIfName()), target = knob(rule.getThenName());
+      if (!cond || !target)
+        return emitOpError("schedule rule names a knob the schedule lacks: ")
+               << (cond ? rule.getThenName() : rule.getIfName());
+      if (!llvm::is_contained(cond.getValues(), rule.getIfValue()))
+        return emitOpError("schedule rule condition ")
+               << rule.getIfName() << " = " << rule.getIfValue()
+               << " is not a legal value of that knob";
+      if (!llvm::any_of(rule.getThenValues(), [&](int64_t v) {
+            return llvm::is_contained(target.getValues(), v);
+          }))
+        return emitOpError("schedule rule leaves ")
+               << rule.getThenName() << " no legal value when "
+               << rule.getIfName() << " = " << rule.getIfValue();
+      // The defaults are the schedule a kernel runs untuned: legal.
+      if (cond.getDefaultValue() == rule.getIfValue() &&
+          !llvm::is_contained(rule.getThenValues(), target.getDefaultValue()))
+        return emitOpError("the default schedule breaks the rule ")
+               << rule.getIfName() << " = " << rule.getIfValue() << " -> "
+               << rule.getThenName() << " in its values";
+    }
+  }
   return success();
 }
 

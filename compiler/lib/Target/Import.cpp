@@ -83,7 +83,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> importSpec(MLIRContext &context,
   auto kernel = ir::KernelOp::create(b, loc, spec.name, spec.hash,
                                      /*fuse=*/spec.fuse, /*ragged=*/nullptr,
                                      /*static_k=*/nullptr, /*family=*/nullptr,
-                                     /*schedule=*/nullptr);
+                                     /*schedule=*/nullptr,
+                                     /*schedule_rules=*/nullptr);
   if (spec.ragged) {
     Type offsets = spec.ragged->offsetsType == OffsetsType::I32
                        ? b.getI32Type()

@@ -78,6 +78,14 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
          std::vector<int64_t>(knob.getValues().begin(), knob.getValues().end()),
          knob.getDefaultValue()});
   }
+  if (ArrayAttr rules = kernel.getScheduleRulesAttr())
+    for (Attribute a : rules) {
+      auto rule = cast<ir::KnobRuleAttr>(a);
+      plan.rules.push_back({rule.getIfName().str(), rule.getIfValue(),
+                            rule.getThenName().str(),
+                            std::vector<int64_t>(rule.getThenValues().begin(),
+                                                 rule.getThenValues().end())});
+    }
   // The emitted entry passes these names to the family's body template.
   std::vector<const char *> required = {"QCT_THREADS", "QCT_UNROLL"};
   if (plan.family == KernelFamily::Tile)

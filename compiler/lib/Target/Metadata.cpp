@@ -196,6 +196,14 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     knobs.push_back(
         {{"name", k.name}, {"values", k.values}, {"default", k.defaultValue}});
   j["schedule"] = {{"knobs", knobs}, {"passed_as", "-D<name>=<value>"}};
+  // Only kernels with rules carry the key (the others' metadata is as before).
+  if (!plan.rules.empty()) {
+    ojson rules = ojson::array();
+    for (const KnobRule &r : plan.rules)
+      rules.push_back({{"if", {{r.ifName, r.ifValue}}},
+                       {"then", {{r.thenName, r.thenValues}}}});
+    j["schedule"]["rules"] = rules;
+  }
 
   // Launch geometry, docs/device-library.md "The two families".
   ojson launch;

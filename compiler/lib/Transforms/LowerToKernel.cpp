@@ -103,7 +103,7 @@ struct QCTLowerToKernelPass
     }
 
     KernelFamily family = anyCol ? KernelFamily::tile : KernelFamily::row;
-    SmallVector<Attribute> knobs;
+    SmallVector<Attribute> knobs, rules;
     if (family == KernelFamily::row) {
       knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
       // Measured on the H200 (docs/performance.md): a 16-byte vector of a
@@ -118,7 +118,23 @@ struct QCTLowerToKernelPass
       // An fp32 tile of 128 features is 66 KiB of shared memory, above the
       // 48 KiB every launch gets without an opt-in: default to 64 there.
       bool fp32 = source.getResult().getType().getFormat() == Format::fp32;
-      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
+      bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
+      // The bf16 source's pow2 column pass also runs 256-feature tiles on
+      // 512 threads (the same 8 vectors per thread as 128 features on 256,
+      // two CTAs per SM): a token row's block scales of a tile then fill a
+      // quarter of an L2 sector instead of an eighth, and on the H200 bf16
+      // -> fp8 row + col ran 259.3 us against 263.6 (M = 32768, K = 7168;
+      // its other three bundled kernels were slower, 241-265 against
+      // 232-254: docs/perf/probe-2026-11-30-session10.log). Only as that
+      // pair (schedule_rules below): 256 features on fewer threads would
+      // hold 16 or more vectors per thread, 512 threads on 128 features
+      // is untested, and several M tiles at 512 threads do not fit.
+      bool bf16Pass = !mxfp4 && fastColPass(kernel, cols);
+      if (bf16Pass)
+        knobs.push_back(
+            KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
+      else
+        knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256}, 256));
       // A tile must hold whole row-output blocks (the device library
       // static_asserts it): a 1x128 row output rules out 64-wide tiles.
       // The mxfp4 source's aligned pass without row outputs also offers 256
@@ -131,11 +147,10 @@ struct QCTLowerToKernelPass
       // at every schedule measured (docs/perf/probe-2026-11-29-col.log,
       // the ragged entries of specs/tuning/h200.json), and QCT_TILE_M 64
       // needs 128 or more.
-      bool mxfp4 = source.getResult().getType().getFormat() == Format::mxfp4;
       bool wideTiles = mxfp4 && !anyRow && fastColPass(kernel, cols);
       SmallVector<int64_t> widths;
       for (int64_t w : {64, 128, 256})
-        if (w >= widestRowBlock && (wideTiles ? w >= 128 : w < 256))
+        if (w >= widestRowBlock && (wideTiles ? w >= 128 : w < 256 || bf16Pass))
           widths.push_back(w);
       int64_t tileK = wideTiles ? 256 : fp32 && widths.front() == 64 ? 64 : 128;
       knobs.push_back(KnobAttr::get(ctx, "QCT_TILE_K", widths, tileK));
@@ -221,9 +236,19 @@ struct QCTLowerToKernelPass
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1}, 1));
+      if (bf16Pass) { // 512 threads exactly with 256-feature tiles (above)
+        rules.push_back(
+            KnobRuleAttr::get(ctx, "QCT_THREADS", 512, "QCT_TILE_K", {256}));
+        rules.push_back(
+            KnobRuleAttr::get(ctx, "QCT_TILE_K", 256, "QCT_THREADS", {512}));
+        rules.push_back(
+            KnobRuleAttr::get(ctx, "QCT_THREADS", 512, "QCT_M_TILES", {1}));
+      }
     }
     kernel.setFamilyAttr(KernelFamilyAttr::get(ctx, family));
     kernel.setScheduleAttr(ArrayAttr::get(ctx, knobs));
+    if (!rules.empty())
+      kernel.setScheduleRulesAttr(ArrayAttr::get(ctx, rules));
   }
 };
 } // namespace

@@ -301,3 +301,37 @@ qct.kernel @k attributes {spec_hash = "", schedule = [#qct.knob<"QCT_THREADS", [
 // expected-error@+1 {{knob name '1X' is not a C identifier}}
 qct.kernel @k attributes {spec_hash = "", schedule = [#qct.knob<"1X", [1], 1>]} {
 }
+
+// -----
+
+// expected-error@+1 {{knob rule on 'QCT_THREADS' constrains itself}}
+qct.kernel @k attributes {spec_hash = "", family = #qct<family row>, schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>], schedule_rules = [#qct.knob_rule<"QCT_THREADS", 128, "QCT_THREADS", [256]>]} {
+}
+
+// -----
+
+// expected-error@+1 {{schedule rule names a knob the schedule lacks: QCT_UNROLL}}
+qct.kernel @k attributes {spec_hash = "", family = #qct<family row>, schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>], schedule_rules = [#qct.knob_rule<"QCT_THREADS", 128, "QCT_UNROLL", [1]>]} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
+  qct.store_output %1 to 0 as "y" : !qct.tile<mxfp4, row>
+}
+
+// -----
+
+// expected-error@+1 {{schedule rule leaves QCT_UNROLL no legal value when QCT_THREADS = 128}}
+qct.kernel @k attributes {spec_hash = "", family = #qct<family row>, schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_UNROLL", [1, 2], 1>], schedule_rules = [#qct.knob_rule<"QCT_THREADS", 128, "QCT_UNROLL", [4]>]} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
+  qct.store_output %1 to 0 as "y" : !qct.tile<mxfp4, row>
+}
+
+// -----
+
+// The defaults are what an untuned launch runs: they must keep every rule.
+// expected-error@+1 {{the default schedule breaks the rule QCT_THREADS = 256 -> QCT_UNROLL in its values}}
+qct.kernel @k attributes {spec_hash = "", family = #qct<family row>, schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_UNROLL", [1, 2], 1>], schedule_rules = [#qct.knob_rule<"QCT_THREADS", 256, "QCT_UNROLL", [2]>]} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
+  qct.store_output %1 to 0 as "y" : !qct.tile<mxfp4, row>
+}

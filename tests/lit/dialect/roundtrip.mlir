@@ -30,6 +30,7 @@ qct.kernel @imported attributes {spec_hash = "00ff", static_k = 7168 : i64,
 // CHECK-SAME:    fuse = false
 // CHECK-SAME:    ragged = #qct.ragged<i64, pad_to = 1, untouched_tail>
 // CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>]
+// CHECK-SAME:    schedule_rules = [#qct.knob_rule<"QCT_THREADS", 128, "QCT_TILE_K", [64]>]
 // CHECK:       %[[SRC:.*]] = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp8_e4m3, row>
 // CHECK:       %[[T:.*]] = qct.transpose %[[SRC]] : !qct.tile<mxfp8_e4m3, row> -> !qct.tile<mxfp8_e4m3, col>
 // CHECK:       %[[S:.*]] = qct.stage %[[T]] : !qct.tile<mxfp8_e4m3, col>
@@ -40,7 +41,8 @@ qct.kernel @imported attributes {spec_hash = "00ff", static_k = 7168 : i64,
 qct.kernel @lowered attributes {spec_hash = "00ff", fuse = false,
     ragged = #qct.ragged<i64, pad_to = 1, untouched_tail>, family = #qct<family tile>,
     schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>,
-                #qct.knob<"QCT_TILE_K", [64, 128], 128>]} {
+                #qct.knob<"QCT_TILE_K", [64, 128], 128>],
+    schedule_rules = [#qct.knob_rule<"QCT_THREADS", 128, "QCT_TILE_K", [64]>]} {
   %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp8_e4m3, row>
   %1 = qct.transpose %0 : !qct.tile<mxfp8_e4m3, row> -> !qct.tile<mxfp8_e4m3, col>
   %2 = qct.stage %1 : !qct.tile<mxfp8_e4m3, col>

@@ -19,10 +19,13 @@ qct.kernel @row attributes {spec_hash = ""} {
 // along K (only 1 for a dense bf16 source: no prefetching pass, no group
 // lookup) and along M (1, 2, 4: its col output takes the bf16 pow2 pass,
 // which buffers the scales of the CTA's M tiles; default 1) and the CTA
-// raster group along M (1, 4: a dense bf16 source; default 4).
+// raster group along M (1, 4: a dense bf16 source; default 4). The bf16
+// pass also runs 256-feature tiles on 512 threads, only as that pair and
+// with one M tile: the schedule rules.
 // CHECK-LABEL: qct.kernel @tile
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256], 256>, #qct.knob<"QCT_TILE_K", [64, 128], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_TILE_K", [64, 128, 256], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
+// CHECK-SAME:    schedule_rules = [#qct.knob_rule<"QCT_THREADS", 512, "QCT_TILE_K", [256]>, #qct.knob_rule<"QCT_TILE_K", 256, "QCT_THREADS", [512]>, #qct.knob_rule<"QCT_THREADS", 512, "QCT_M_TILES", [1]>]
 qct.kernel @tile attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.transpose %0 : !qct.tile<bf16, row> -> !qct.tile<bf16, col>
@@ -58,10 +61,10 @@ qct.kernel @unstaged attributes {spec_hash = ""} {
 // -----
 
 // A 1x128 row output beside a col output: a tile must hold whole row blocks,
-// so only 128-wide tiles are legal (64 would fail the device library's
-// static_assert at NVRTC time).
+// so 64-wide tiles are not legal (they would fail the device library's
+// static_assert at NVRTC time); 256 is, for the bf16 pass at 512 threads.
 // CHECK-LABEL: qct.kernel @tile_row128
-// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [128], 128>
+// CHECK-SAME:    #qct.knob<"QCT_TILE_K", [128, 256], 128>
 qct.kernel @tile_row128 attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.quantize %0 scales <128, pow2, row_major> : !qct.tile<bf16, row> -> !qct.tile<fp8_e4m3, row>

@@ -214,6 +214,50 @@ TEST(Metadata, ScheduleOverridesAreChecked) {
   }
 }
 
+// schedule.rules: a schedule that sets one knob to a value must give another
+// one of the listed values (here: 128 threads need the second knob at 2).
+TEST(Metadata, ScheduleRulesAreChecked) {
+  std::string json = tinyMetadata();
+  const std::string knobs =
+      R"({"name": "QCT_THREADS", "values": [128, 256], "default": 256}])";
+  const size_t at = json.find(knobs);
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, knobs.size(),
+               R"({"name": "QCT_THREADS", "values": [128, 256], "default": 256},
+          {"name": "QCT_UNROLL", "values": [1, 2], "default": 1}],
+          "rules": [{"if": {"QCT_THREADS": 128}, "then": {"QCT_UNROLL": [2]}}])");
+  EXPECT_EQ(parseMetadata(json, {}).rules.size(), 1u);
+  EXPECT_EQ(parseMetadata(json, {"QCT_THREADS=128", "QCT_UNROLL=2"})
+                .schedule.at("QCT_UNROLL"),
+            2);
+  try {
+    parseMetadata(json, {"QCT_THREADS=128"});
+    FAIL();
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.status, QCT_ERR_SCHEDULE);
+    EXPECT_HAS(std::string(e.what()), "schedule knob QCT_THREADS=128 needs "
+                                      "QCT_UNROLL to be one of 2 (got 1");
+  }
+  // A rule must name the kernel's knobs, one on each side.
+  for (
+      const char *rule :
+      {R"({"if": {"QCT_NOPE": 1}, "then": {"QCT_UNROLL": [2]}})",
+       R"({"if": {"QCT_THREADS": 128, "QCT_UNROLL": 1}, "then": {"QCT_UNROLL": [2]}})",
+       R"({"if": {"QCT_THREADS": 128}, "then": {"QCT_UNROLL": "two"}})",
+       R"({"if": {"QCT_THREADS": 128}})"}) {
+    std::string bad = json;
+    const std::string good =
+        R"({"if": {"QCT_THREADS": 128}, "then": {"QCT_UNROLL": [2]}})";
+    bad.replace(bad.find(good), good.size(), rule);
+    try {
+      parseMetadata(bad, {});
+      ADD_FAILURE() << rule;
+    } catch (const RuntimeError &e) {
+      EXPECT_EQ(e.status, QCT_ERR_METADATA) << e.what();
+    }
+  }
+}
+
 TEST(Metadata, MalformedIsAMetadataError) {
   for (const std::string &bad :
        {std::string("{"), std::string("[]"),

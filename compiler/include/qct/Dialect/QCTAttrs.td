@@ -133,4 +133,22 @@ def QCT_KnobAttr : QCT_Attr<"Knob", "knob"> {
   let genVerifyDecl = 1;
 }
 
+def QCT_KnobRuleAttr : QCT_Attr<"KnobRule", "knob_rule"> {
+  let summary = "a rule between two schedule knobs";
+  let description = [{
+    `#qct.knob_rule<"QCT_THREADS", 512, "QCT_TILE_K", [256]>`: a schedule
+    that sets QCT_THREADS to 512 must set QCT_TILE_K to one of [256]. The
+    legal schedules are the product of the knobs' values less those that
+    break a rule (a shape the device library rejects, or would spill at).
+  }];
+  let parameters = (ins StringRefParameter<"knob of the condition">:$ifName,
+                        "int64_t":$ifValue,
+                        StringRefParameter<"knob it constrains">:$thenName,
+                        ArrayRefParameter<"int64_t", "values it may take">:
+                            $thenValues);
+  let assemblyFormat =
+      "`<` $ifName `,` $ifValue `,` $thenName `,` `[` $thenValues `]` `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // QCT_DIALECT_QCTATTRS_TD

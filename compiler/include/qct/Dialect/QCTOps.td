@@ -26,8 +26,9 @@ def QCT_KernelOp : QCT_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
     The symbol is the spec name (the entry point is `qct_<name>`). `spec_hash`
     is the SHA-256 of the normalized spec. `fuse = false` records the spec's
     choice to keep decode -> quantize unfused (through bf16). `ragged` and
-    `static_k` specialize the kernel. The lowering fills in `family` and the
-    symbolic `schedule` knobs the emitter prints.
+    `static_k` specialize the kernel. The lowering fills in `family`, the
+    symbolic `schedule` knobs the emitter prints and the `schedule_rules`
+    that exclude some of their combinations.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        StrAttr:$spec_hash,
@@ -36,7 +37,9 @@ def QCT_KernelOp : QCT_Op<"kernel", [Symbol, IsolatedFromAbove, SingleBlock,
                        OptionalAttr<I64Attr>:$static_k,
                        OptionalAttr<QCT_KernelFamilyAttr>:$family,
                        OptionalAttr<TypedArrayAttrBase<QCT_KnobAttr,
-                                    "schedule knobs">>:$schedule);
+                                    "schedule knobs">>:$schedule,
+                       OptionalAttr<TypedArrayAttrBase<QCT_KnobRuleAttr,
+                                    "schedule rules">>:$schedule_rules);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;

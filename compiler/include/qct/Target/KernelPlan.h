@@ -36,6 +36,16 @@ struct Knob {
   int64_t defaultValue = 0;
 };
 
+/// A schedule rule: a schedule with `ifName` = `ifValue` must give
+/// `thenName` one of `thenValues` (the legal schedules are the knobs'
+/// product less those that break a rule).
+struct KnobRule {
+  std::string ifName;
+  int64_t ifValue = 0;
+  std::string thenName;
+  std::vector<int64_t> thenValues;
+};
+
 /// One output, in the device library's Out<F, L, Block, Scale, SL, Path>.
 struct OutputPlan {
   std::string name;
@@ -59,6 +69,7 @@ struct KernelPlan {
   std::optional<int64_t> staticK;
   KernelFamily family = KernelFamily::Row;
   std::vector<Knob> knobs;
+  std::vector<KnobRule> rules;
   std::vector<OutputPlan> outputs; ///< by output index
 };
 

@@ -389,7 +389,9 @@ tile_col_pass(const qct_kernel_args &args,
 /// ran slower), for 3 with M_TILES 2 (80 registers, which it needs without
 /// spills) and for 2 with M_TILES 4 (at 80, bf16 -> mxfp4 row + fp8 col
 /// spilled in the rarely called general row quantizer; M_TILES > 1 ran
-/// slower than 1 there anyway).
+/// slower than 1 there anyway). At 512 threads (256-feature tiles: the same
+/// 8 vectors per thread, 66 KiB of shared memory) it asks for 2, the same
+/// 64 registers.
 /// TILE_K 256 (36 KiB of shared memory per CTA) fits 6 CTAs per SM at most,
 /// so at 128 threads it asks for 6 (80 registers for its 8 vectors); at 256
 /// threads, dense, for 4 (64 registers: the next K tile's 4 vectors are
@@ -407,6 +409,8 @@ tile_col_pass(const qct_kernel_args &args,
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES = 1,
           int TILE_M = 128, int CLUSTER_M = 1>
 QCT_HD constexpr int tile_min_blocks() {
+  if (ColPlan<Cfg>::bf16_pow2 && THREADS == 512)
+    return 2;
   if (ColPlan<Cfg>::bf16_pow2 && THREADS == 256)
     return M_TILES == 1 ? 4 : (M_TILES == 2 ? 3 : 2);
   if (!ColPlan<Cfg>::aligned_e2m1 || Cfg::any_row)
@@ -495,7 +499,11 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   using S = typename Cfg::src;
   using Rag = typename Cfg::ragged;
   static_assert(Cfg::any_col, "without a col output use the row family");
-  static_assert(THREADS == 128 || THREADS == 256, "QCT_THREADS: 128, 256");
+  static_assert(THREADS == 128 || THREADS == 256 ||
+                    (THREADS == 512 && ColPlan<Cfg>::bf16_pow2 &&
+                     TILE_K == 256 && M_TILES == 1),
+                "QCT_THREADS: 128, 256 (512: the bf16 pass on 256-feature "
+                "tiles, one M tile)");
   static_assert(TILE_K >= Cfg::max_row_block,
                 "QCT_TILE_K must cover a row output block");
   constexpr int N = S::vec;
@@ -522,8 +530,10 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // shared memory a launch gets without an opt-in, and 8-bit sources and
   // row outputs beside the pass are untested at that width.
   static_assert(TILE_K == 64 || TILE_K == 128 ||
-                    (TILE_K == 256 && Plan::aligned_e2m1 && !Cfg::any_row),
-                "QCT_TILE_K: 64, 128 (256: mxfp4 -> aligned fp8 col only)");
+                    (TILE_K == 256 && Plan::aligned_e2m1 && !Cfg::any_row) ||
+                    (TILE_K == 256 && Plan::bf16_pow2 && THREADS == 512),
+                "QCT_TILE_K: 64, 128 (256: mxfp4 -> aligned fp8 col, or the "
+                "bf16 pass at 512 threads)");
   constexpr int LOADS = tile_loads<Cfg, THREADS, TILE_K, TILE_M>();
   static_assert(LOADS >= 1 && (TILE_M * NV) % THREADS == 0,
                 "tile load split");

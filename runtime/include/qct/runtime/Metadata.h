@@ -46,6 +46,15 @@ struct KnobMeta {
   std::int64_t defaultValue = 0;
 };
 
+/// schedule.rules[]: a schedule with ifName = ifValue must give thenName one
+/// of thenValues.
+struct KnobRuleMeta {
+  std::string ifName;
+  std::int64_t ifValue = 0;
+  std::string thenName;
+  std::vector<std::int64_t> thenValues;
+};
+
 struct KernelMeta {
   std::string json; ///< the text it was parsed from
   int formatVersion = 0;
@@ -54,6 +63,7 @@ struct KernelMeta {
   std::vector<BufferMeta> buffers;
   std::vector<ConstraintMeta> constraints;
   std::vector<KnobMeta> knobs;
+  std::vector<KnobRuleMeta> rules;
   bool errorFlag = false;
   /// Resolved schedule: every knob, overrides applied (sorted by name).
   std::map<std::string, std::int64_t> schedule;
@@ -64,7 +74,8 @@ struct KernelMeta {
 
 /// Parses `json` and resolves the schedule with `overrides` ("NAME=VALUE").
 /// Throws RuntimeError: QCT_ERR_METADATA for malformed metadata,
-/// QCT_ERR_SCHEDULE for an unknown knob or a value not listed.
+/// QCT_ERR_SCHEDULE for an unknown knob, a value not listed, or a schedule
+/// that breaks one of the rules.
 KernelMeta parseMetadata(const std::string &json,
                          const std::vector<std::string> &overrides);
 
