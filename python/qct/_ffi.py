@@ -76,6 +76,7 @@ _KERNEL = c_void_p  # qct_kernel *
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qct_version": (c_char_p, []),
     "qct_abi_version": (c_int, []),
+    "qct_device_headers_hash": (c_char_p, []),
     "qct_status_name": (c_char_p, [c_int]),
     "qct_last_status": (c_int, []),
     "qct_last_error": (c_char_p, []),

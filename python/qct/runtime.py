@@ -476,3 +476,8 @@ def nvrtc_version() -> str:
 
 def version() -> str:
     return _ffi.text(_ffi.lib().qct_version())
+
+
+def device_headers_hash() -> str:
+    """SHA-256 (hex) of the device library this runtime compiles kernels with."""
+    return _ffi.text(_ffi.lib().qct_device_headers_hash())

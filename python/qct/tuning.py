@@ -108,9 +108,11 @@ def _now() -> str:
 class TuningFile:
     """One tuning JSON document: {"format_version", "entries": {key text: entry}}.
 
-    An entry: kernel, key fields, "configs" {schedule label: result} and "best" (the fastest config
-    that compiled and verified, or null). A result is {"status": "ok", "median_us", "min_us",
-    "iters"} or {"status": "compile_failed" | "verify_failed" | "launch_failed", "error"}."""
+    An entry: kernel, key fields, "configs" {schedule label: result}, "best" (the fastest config
+    that compiled and verified, or null) and "device_headers" (the SHA-256 of the device library
+    its configs ran with, runtime.device_headers_hash; absent in entries tuned before it was
+    recorded). A result is {"status": "ok", "median_us", "min_us", "iters"} or {"status":
+    "compile_failed" | "verify_failed" | "launch_failed", "error"}."""
 
     def __init__(self, path: Path, document: dict[str, Any] | None = None):
         self.path = path
@@ -180,13 +182,35 @@ class ConfigResult:
         return {"status": self.status, "error": self.error[:500], "measured": _now()}
 
 
+def stale_reason(entry: Mapping[str, Any], device_headers: str) -> str | None:
+    """Why an entry's timings are not of this device library (device_headers, a SHA-256), or None
+    when they are. The kernels' bits do not depend on it (every legal schedule is exact); which
+    schedule is fastest may."""
+    recorded = entry.get("device_headers")
+    if recorded == device_headers:
+        return None
+    if not recorded:
+        return "device library not recorded (tuned before qct kept it)"
+    return f"tuned on device library {recorded[:12]}, this runtime has {device_headers[:12]}"
+
+
 def tune(store: TuningFile, key: TuningKey, kernel: str, schedules: Iterable[tuple[tuple[str, int], ...]],
          measure: Callable[[Schedule], ConfigResult], *, force: bool = False,
+         device_headers: str = "",
          progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Measures every schedule not yet measured for this key (all of them with force), writing the
-    file after each one; returns the entry with its best. Failed configs are kept, never chosen."""
+    file after each one; returns the entry with its best. Failed configs are kept, never chosen.
+    With device_headers (runtime.device_headers_hash), configs measured on another device library
+    are not resumed but measured again: one entry's timings all come from the same code."""
     entry = store.entry(key, kernel)
     entry["kernel"] = kernel or entry.get("kernel", "")
+    if device_headers:
+        why = stale_reason(entry, device_headers) if entry["configs"] else None
+        if why:
+            progress(f"{len(entry['configs'])} configs measured before ({why}): measuring again")
+            entry["configs"] = {}
+            entry["best"] = None
+        entry["device_headers"] = device_headers
     all_schedules = list(schedules)
     for i, schedule in enumerate(all_schedules, 1):
         label = schedule_label(schedule)

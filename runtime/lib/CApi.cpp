@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "qct/qct.h"
 
+#include "qct/runtime/DeviceHeaders.h"
 #include "qct/runtime/DiskCache.h"
 #include "qct/runtime/Driver.h"
 #include "qct/runtime/Env.h"
@@ -101,6 +102,9 @@ extern "C" {
 
 const char *qct_version(void) { return QCT_RUNTIME_VERSION; }
 int qct_abi_version(void) { return QCT_RUNTIME_ABI_VERSION; }
+const char *qct_device_headers_hash(void) {
+  return qct::rt::deviceHeadersHash().c_str();
+}
 
 const char *qct_status_name(qct_status s) {
   switch (s) {

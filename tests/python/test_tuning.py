@@ -140,6 +140,37 @@ def test_resume_after_interrupt_skips_measured_configs(cache_dir: Path) -> None:
     assert calls == labels  # --force measures everything again
 
 
+def test_configs_of_another_device_library_are_measured_again(cache_dir: Path) -> None:
+    # A resumed tune never mixes timings of two versions of the device code in one entry: those
+    # measured on another library (or on one not recorded) are dropped and measured again.
+    meta = _meta()
+    schedules = _schedules(meta)
+    labels = [tuning.schedule_label(s) for s in schedules]
+    times = {label: 10.0 + i for i, label in enumerate(labels)}
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    old, new = "a" * 64, "b" * 64
+    calls: list[str] = []
+    lines: list[str] = []
+
+    def run(headers: str) -> dict:
+        calls.clear()
+        return tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"],
+                           schedules, _fake(times, calls=calls), device_headers=headers,
+                           progress=lines.append)
+
+    assert run(old)["device_headers"] == old and calls == labels
+    run(old)
+    assert calls == []  # the same library: resumed, nothing to measure
+    entry = run(new)
+    assert calls == labels and entry["device_headers"] == new
+    assert any("tuned on device library aaaaaaaaaaaa, this runtime has bbbbbbbbbbbb" in line
+               for line in lines)
+    assert tuning.stale_reason(entry, new) is None
+    assert tuning.stale_reason(entry, old).startswith("tuned on device library bbbbbbbbbbbb")
+    del entry["device_headers"]
+    assert tuning.stale_reason(entry, new).startswith("device library not recorded")
+
+
 def test_no_passing_config_means_no_best(cache_dir: Path) -> None:
     meta = _meta()
     schedules = _schedules(meta)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qct.cli import QctError
+
+if TYPE_CHECKING:
+    from qct import tuning
 
 # Every config is verified on a shape of this many rows at most (same K and groups): bitwise
 # correctness does not depend on M past a few tiles, and the CPU reference at M=131072 would
@@ -35,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iters", type=int, default=0, help="timed launches per config (default: by size)")
     p.add_argument("--export", type=Path, metavar="PATH",
                    help="merge the tuning cache into this repository file (after tuning, if any)")
-    p.add_argument("--show", action="store_true", help="print the tuning cache's entries")
+    p.add_argument("--show", action="store_true", help="print the tuning cache's and the repository's entries "
+                   "(marking those tuned on another device library)")
     p.set_defaults(func=run)
 
 
@@ -52,15 +56,29 @@ def run(args: argparse.Namespace) -> int:
         tune_one(args)
     cache = tuning.TuningFile.read(tuning.cache_file())
     if args.show:
-        for text, entry in sorted(cache.entries.items()):
-            best = entry.get("best")
-            print(f"{text}  {entry.get('kernel', '?')}: " +
-                  (f"best {tuning.schedule_label(best['schedule'])} {best['median_us']:.1f} us"
-                   if best else "no config passed") + f" ({len(entry['configs'])} configs)")
+        show(cache)
     if args.export is not None:
         n = tuning.export(cache, args.export)
         print(f"exported {n} entries from {cache.path} to {args.export}")
     return 0
+
+
+def show(cache: tuning.TuningFile) -> None:
+    """The cache's entries, then the repository's, each marked stale where its timings are of
+    another device library than this runtime's (re-run `qct tune` for those)."""
+    from qct import runtime, tuning
+
+    current = runtime.device_headers_hash()
+    print(f"device library of this runtime: {current[:12]}")
+    for store in [cache] + tuning.repository_files():
+        print(f"{store.path}: {len(store.entries)} entries")
+        for text, entry in sorted(store.entries.items()):
+            best = entry.get("best")
+            why = tuning.stale_reason(entry, current)
+            print(f"  {text}  {entry.get('kernel', '?')}: " +
+                  (f"best {tuning.schedule_label(best['schedule'])} {best['median_us']:.1f} us"
+                   if best else "no config passed") + f" ({len(entry['configs'])} configs)" +
+                  (f"; stale: {why}" if why else ""))
 
 
 def tune_one(args: argparse.Namespace) -> None:
@@ -124,6 +142,7 @@ def tune_one(args: argparse.Namespace) -> None:
         return tuning.ConfigResult("ok", t.median_us, t.min_us, t.iters)
 
     entry = tuning.tune(store, key, meta["name"], schedules, measure, force=args.force,
+                        device_headers=runtime.device_headers_hash(),
                         progress=lambda line: print(line, flush=True))
     ok = {label: r for label, r in entry["configs"].items() if r["status"] == "ok"}
     failed = {label: r for label, r in entry["configs"].items() if r["status"] != "ok"}

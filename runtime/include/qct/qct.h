@@ -141,6 +141,10 @@ typedef struct qct_kernel qct_kernel;
 /* --- Versions and errors ------------------------------------------------ */
 QCT_API const char *qct_version(void);
 QCT_API int qct_abi_version(void);
+/* SHA-256 (hex) of the device library headers embedded in this runtime: the
+ * version of the code every kernel is compiled with (a JIT cache key field;
+ * the tuner records it with each tuned entry). */
+QCT_API const char *qct_device_headers_hash(void);
 QCT_API const char *qct_status_name(qct_status status);
 QCT_API qct_status qct_last_status(void);
 /* The thread's last failure, formatted for a human (multi-line for compile

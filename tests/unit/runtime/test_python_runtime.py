@@ -52,6 +52,14 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _ffi.lib().qct_cache_clear_memory()
 
 
+def test_device_headers_hash_is_a_stable_sha256() -> None:
+    # The tuner keeps it with each entry (qct.tuning.stale_reason compares it): hex SHA-256, the
+    # same on every call.
+    digest = runtime.device_headers_hash()
+    assert re.fullmatch(r"[0-9a-f]{64}", digest)
+    assert runtime.device_headers_hash() == digest
+
+
 def test_load_generated_source_and_metadata(tmp_path: Path) -> None:
     k = qct.load(_tiny(tmp_path), schedule={"QCT_THREADS": 128}, arch="sm_90")
     assert k.name == "tiny_transpose" and k.entry == "qct_tiny_transpose"
