@@ -38,8 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iters", type=int, default=0, help="timed launches per config (default: by size)")
     p.add_argument("--export", type=Path, metavar="PATH",
                    help="merge the tuning cache into this repository file (after tuning, if any)")
-    p.add_argument("--show", action="store_true", help="print the tuning cache's and the repository's entries "
-                   "(marking those tuned on another device library)")
+    p.add_argument("--show", action="store_true",
+                   help="print the tuning cache's and the repository's entries (marking those "
+                        "tuned on another device library)")
     p.set_defaults(func=run)
 
 
