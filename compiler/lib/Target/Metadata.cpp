@@ -242,9 +242,20 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     // clusters of QCT_CLUSTER_M CTAs along x.
     std::string gridX =
         "rup(cdiv(M,128*QCT_M_TILES)*(128/QCT_TILE_M),QCT_CLUSTER_M)";
-    if (plan.ragged)
-      gridX = "rup((cdiv(" + raggedCapacity(*plan.ragged) +
-              ",128)+G)*(128/QCT_TILE_M),QCT_CLUSTER_M)";
+    // A ragged CTA takes tile x of the groups' tiles, sum ceil(np_g / 128)
+    // over the padded group sizes np_g: at most cdiv(C,128) + G (C the
+    // capacity columns; a partial tile per group), and when the padding P
+    // is a multiple of 128 exactly p[G] / 128 <= cdiv(C,128). A kernel that
+    // zeroes the capacity tail also needs CTAs for all cdiv(C,128) + G
+    // scale columns; one that leaves it untouched only for the groups' tiles:
+    // the others would only scan the offsets and exit (at 256 groups a third
+    // of the grid, docs/performance.md).
+    if (plan.ragged) {
+      bool tilesOnly =
+          !plan.ragged->zeroCapacityTail && plan.ragged->padGroupsTo % 128 == 0;
+      gridX = "rup((cdiv(" + raggedCapacity(*plan.ragged) + ",128)" +
+              (tilesOnly ? "" : "+G") + ")*(128/QCT_TILE_M),QCT_CLUSTER_M)";
+    }
     launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K*QCT_K_TILES)", "1"};
     launch["dynamic_smem_bytes"] = smem;
   }
