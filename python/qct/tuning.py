@@ -291,22 +291,35 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     return schedule
 
 
+def tuned_entry(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None, groups: int = 0,
+                *, cache: TuningFile | None = None,
+                repository: list[TuningFile] | None = None) -> dict[str, Any] | None:
+    """The tuned entry whose best schedule a launch at [M, K] on this GPU takes: the cache's, else
+    the first of specs/tuning/*.json's, skipping entries whose best is no longer legal for the
+    metadata; None where there is none."""
+    if not gpu_name or not meta["schedule"]["knobs"]:
+        return None
+    key = TuningKey.of(meta, M, K, groups, gpu_name)
+    sources = [cache if cache is not None else read_cache()] + \
+        (repository if repository is not None else repository_files())
+    for source in sources:
+        found = source.best(key) if source is not None else None
+        if found is not None and is_legal(meta, found):
+            return source.entries[key.text()]
+    return None
+
+
 def best_schedule(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None, groups: int = 0,
                   *, cache: TuningFile | None = None,
                   repository: list[TuningFile] | None = None) -> Schedule | None:
     """The schedule to launch this kernel with at [M, K] on this GPU: tuned in the cache, else
-    tuned in specs/tuning/*.json, else heuristic_schedule. None only for a kernel without knobs.
-    A stored schedule that is no longer legal for the metadata is ignored."""
+    tuned in specs/tuning/*.json (tuned_entry), else heuristic_schedule. None only for a kernel
+    without knobs. A stored schedule that is no longer legal for the metadata is ignored."""
     if not meta["schedule"]["knobs"]:
         return None
-    if gpu_name:
-        key = TuningKey.of(meta, M, K, groups, gpu_name)
-        sources = [cache if cache is not None else read_cache()] + \
-            (repository if repository is not None else repository_files())
-        for source in sources:
-            found = source.best(key) if source is not None else None
-            if found is not None and is_legal(meta, found):
-                return found
+    entry = tuned_entry(meta, M, K, gpu_name, groups, cache=cache, repository=repository)
+    if entry is not None:
+        return dict(entry["best"]["schedule"])
     return heuristic_schedule(meta, M, K, groups)
 
 

@@ -106,4 +106,9 @@ def test_suite_runs_end_to_end_on_fakes(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert ragged and all("vs_dense" in r["extra"] and "capacity_bytes" in r["extra"]
                           and "capacity_gbps" not in r["extra"] for r in ragged)
     assert doc["gpu"] == "FakeGPU" and doc["copy_gbps"] == 1000.0
+    # No tuned entry is keyed to the fake GPU: every schedule is the heuristic's, and the run names
+    # the device library its kernels were compiled with.
+    assert {r["extra"]["schedule_origin"] for r in doc["rows"]
+            if r["kind"] in ("qct", "qct-ragged")} == {"heuristic"}
+    assert len(doc["device_headers"]) == 64
     assert (tmp_path / "bench.md").read_text().startswith("# qct bench results")

@@ -122,3 +122,20 @@ def test_report_spills_from_log_frame_or_unknown() -> None:
     assert kernels_row(cached).startswith("| k | 32 | 0 (no frame) | 0 |")
     framed = dict(cached, local_memory_bytes=24)
     assert kernels_row(framed).startswith("| k | 32 | ? | 24 |")
+
+
+def test_report_names_the_device_library_and_stale_tuned_schedules() -> None:
+    # A row whose schedule came from an entry tuned on another device library says so, and the
+    # header names the run's library (docs/performance.md, "Tuned schedules").
+    def row(origin: str) -> dict:
+        return {"kind": "qct", "kernel": "k", "M": 1, "K": 1, "groups": 0, "floor_bytes": 1,
+                "median_us": 1.0, "gbps": 1.0, "pct_copy": 1.0, "schedule": {"QCT_THREADS": 256},
+                "extra": {"schedule_origin": origin}}
+
+    doc = {"date": "today", "gpu": "GPU", "torch": "x", "commit": "abc", "copy_gbps": 1.0,
+           "device_headers": "0123456789abcdef" * 4, "rows": [row("tuned, stale")]}
+    text = report.markdown(doc)
+    assert "device library `0123456789ab`" in text
+    assert "schedule tuned on another device library" in text
+    doc["rows"] = [row("tuned"), row("heuristic")]
+    assert "another device library" not in report.markdown(doc)

@@ -20,7 +20,9 @@ def markdown(doc: dict[str, Any]) -> str:
         "# qct bench results",
         "",
         f"Written by `qct bench` on {doc.get('date', '?')}: {doc.get('gpu', '?')}, torch "
-        f"{doc.get('torch', '?')}, commit `{doc.get('commit', '?')}`.",
+        f"{doc.get('torch', '?')}, commit `{doc.get('commit', '?')}`"
+        + (f", device library `{doc['device_headers'][:12]}`" if doc.get("device_headers") else "")
+        + ".",
         "",
         f"Copy bandwidth (1 GiB device-to-device, read + write, median): **{_fmt(copy, 0)} GB/s**. "
         "Bytes are the floor (docs/performance.md): each input byte read once, each output byte "
@@ -44,6 +46,8 @@ def markdown(doc: dict[str, Any]) -> str:
             notes.insert(0, f"{extra['vs_dense']:.2f}× dense GB/s")
         if "compile_s" in extra:
             notes.append(f"compile {extra['compile_s']} s")
+        if extra.get("schedule_origin") == "tuned, stale":
+            notes.append("schedule tuned on another device library")
         if r.get("host_us") and r.get("median_us") and r["host_us"] > r["median_us"]:
             notes.append(f"launch-bound: host {r['host_us']:.0f} µs/launch")
         sched = ",".join(f"{k.removeprefix('QCT_')}={v}" for k, v in r.get("schedule", {}).items())

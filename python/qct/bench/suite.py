@@ -261,6 +261,9 @@ class Bench:
         self.gpu_name = tuning.current_gpu_name()
         self.tuned_cache = tuning.read_cache() or tuning.TuningFile(tuning.cache_file())
         self.tuned_repository = tuning.repository_files()
+        from qct import runtime
+
+        self.device_headers = runtime.device_headers_hash()
         self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0],
                                opts.realistic_inputs)
 
@@ -278,6 +281,15 @@ class Bench:
         if key not in self.by_schedule:
             self.by_schedule[key] = runtime.load(meta["_path"], schedule=schedule)
         return self.by_schedule[key]
+
+    def schedule_origin(self, name: str, M: int, K: int, groups: int = 0) -> str:
+        """Where kernel_at's schedule comes from: "tuned", "tuned, stale" (tuned on another
+        device library: docs/performance.md, "Tuned schedules") or "heuristic"."""
+        entry = tuning.tuned_entry(self.metas[name], M, K, self.gpu_name, groups,
+                                   cache=self.tuned_cache, repository=self.tuned_repository)
+        if entry is None:
+            return "heuristic"
+        return "tuned, stale" if tuning.stale_reason(entry, self.device_headers) else "tuned"
 
     def expected_us(self, nbytes: int) -> float:
         return nbytes / (self.copy_gbps * 1e9 * 0.8) * 1e6 + 2.0
@@ -301,6 +313,7 @@ class Bench:
         offsets_np, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
         row = Row("qct-ragged" if groups else "qct", name, M, K, groups, fb.total,
                   schedule=kernel.schedule)
+        row.extra["schedule_origin"] = self.schedule_origin(name, M, K, groups)
         if self.out_of_time(row):
             return None
         if groups:
@@ -479,6 +492,7 @@ def run(opts: Options) -> Results:
         "gpu": torch.cuda.get_device_name(device),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
+        "device_headers": runtime.device_headers_hash(),
         "host": platform.node(),
         "options": {"quick": opts.quick, "only": list(opts.only), "peers": opts.peers,
                     "compiled_peers": opts.compiled_peers,
