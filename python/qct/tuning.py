@@ -315,9 +315,16 @@ def best_schedule(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None,
     """The schedule to launch this kernel with at [M, K] on this GPU: tuned in the cache, else
     tuned in specs/tuning/*.json (tuned_entry), else heuristic_schedule. None only for a kernel
     without knobs. A stored schedule that is no longer legal for the metadata is ignored."""
+    entry = tuned_entry(meta, M, K, gpu_name, groups, cache=cache, repository=repository)
+    return schedule_from(meta, M, K, groups, entry)
+
+
+def schedule_from(meta: Mapping[str, Any], M: int, K: int, groups: int,
+                  entry: Mapping[str, Any] | None) -> Schedule | None:
+    """best_schedule once tuned_entry has answered: the entry's best, else the heuristic's (None
+    for a kernel without knobs)."""
     if not meta["schedule"]["knobs"]:
         return None
-    entry = tuned_entry(meta, M, K, gpu_name, groups, cache=cache, repository=repository)
     if entry is not None:
         return dict(entry["best"]["schedule"])
     return heuristic_schedule(meta, M, K, groups)

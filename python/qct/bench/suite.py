@@ -261,35 +261,29 @@ class Bench:
         self.gpu_name = tuning.current_gpu_name()
         self.tuned_cache = tuning.read_cache() or tuning.TuningFile(tuning.cache_file())
         self.tuned_repository = tuning.repository_files()
-        from qct import runtime
-
-        self.device_headers = runtime.device_headers_hash()
+        self.device_headers = results.header["device_headers"]
         self.bank = SourceBank(torch, max(M_VALUES) if not opts.quick else HEADLINE[0],
                                opts.realistic_inputs)
 
-    def kernel_at(self, name: str, M: int, K: int, groups: int = 0) -> Any:
+    def kernel_at(self, name: str, M: int, K: int, groups: int = 0) -> tuple[Any, str]:
         """The kernel with the schedule a user gets for this shape (qct.load(..., shape=...): the
-        tuned one for this GPU, else the heuristic), loaded once per distinct schedule."""
+        tuned one for this GPU, else the heuristic), loaded once per distinct schedule, and where
+        that schedule comes from: "tuned", "tuned, stale" (tuned on another device library:
+        docs/performance.md, "Tuned schedules") or "heuristic"."""
         from qct import runtime
 
         meta = self.metas[name]
-        schedule = tuning.best_schedule(meta, M, K, self.gpu_name, groups, cache=self.tuned_cache,
-                                        repository=self.tuned_repository)
+        entry = tuning.tuned_entry(meta, M, K, self.gpu_name, groups, cache=self.tuned_cache,
+                                   repository=self.tuned_repository)
+        origin = "heuristic" if entry is None else \
+            "tuned, stale" if tuning.stale_reason(entry, self.device_headers) else "tuned"
+        schedule = tuning.schedule_from(meta, M, K, groups, entry)
         if schedule is None or schedule == self.kernels[name].schedule:
-            return self.kernels[name]
+            return self.kernels[name], origin
         key = (name, tuple(sorted(schedule.items())))
         if key not in self.by_schedule:
             self.by_schedule[key] = runtime.load(meta["_path"], schedule=schedule)
-        return self.by_schedule[key]
-
-    def schedule_origin(self, name: str, M: int, K: int, groups: int = 0) -> str:
-        """Where kernel_at's schedule comes from: "tuned", "tuned, stale" (tuned on another
-        device library: docs/performance.md, "Tuned schedules") or "heuristic"."""
-        entry = tuning.tuned_entry(self.metas[name], M, K, self.gpu_name, groups,
-                                   cache=self.tuned_cache, repository=self.tuned_repository)
-        if entry is None:
-            return "heuristic"
-        return "tuned, stale" if tuning.stale_reason(entry, self.device_headers) else "tuned"
+        return self.by_schedule[key], origin
 
     def expected_us(self, nbytes: int) -> float:
         return nbytes / (self.copy_gbps * 1e9 * 0.8) * 1e6 + 2.0
@@ -309,11 +303,12 @@ class Bench:
         return False
 
     def time_kernel(self, name: str, M: int, K: int, groups: int = 0) -> Row | None:
-        meta, kernel = self.metas[name], self.kernel_at(name, M, K, groups)
+        meta = self.metas[name]
+        kernel, origin = self.kernel_at(name, M, K, groups)
         offsets_np, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
         row = Row("qct-ragged" if groups else "qct", name, M, K, groups, fb.total,
                   schedule=kernel.schedule)
-        row.extra["schedule_origin"] = self.schedule_origin(name, M, K, groups)
+        row.extra["schedule_origin"] = origin
         if self.out_of_time(row):
             return None
         if groups:
@@ -389,7 +384,7 @@ class Bench:
         M, K = HEADLINE
         meta = self.metas[name]
         groups = RAGGED_GROUPS[0] if meta["spec"].get("ragged") is not None else 0
-        kernel = self.kernel_at(name, M, K, groups)
+        kernel, _ = self.kernel_at(name, M, K, groups)
         peer = peers.peer_for(meta)
         offsets_np, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
         prefixes = floor.written_prefixes(meta, M, K, offsets_np) if groups else {}
