@@ -261,6 +261,30 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 // aligned e2m1 -> fp8 col
 //===----------------------------------------------------------------------===//
 
+/// Stores the mn_major block scales of an aligned col output for the tile's
+/// features k0..k0+TILE_K (g owns the 128-block: g.nb > 0). They are
+/// contiguous (element g.sb * rup(K, 4) + kf), and all 32 features of an MX
+/// block share one scale (its bmax, bmax_of(block)), so each thread writes 4
+/// features' scales with one 16-byte store: whole 32-byte sectors, TILE_K / 4
+/// lanes, instead of one 4-byte store per feature from the lanes of the
+/// column runs (partial sectors, 4 per warp store).
+template <int EMAX, int THREADS, int TILE_K, typename BmaxOf>
+QCT_DEV void store_aligned_scale_quads(void *scales, const ColStoreGeom &g,
+                                       i64 k0, const BmaxOf &bmax_of) {
+  const i64 row = g.sb * ((g.K + 3) / 4 * 4);
+#pragma unroll 1
+  for (int i = threadIdx.x; i < TILE_K / 4; i += THREADS) {
+    const i64 kf = k0 + 4 * i;
+    if (kf >= g.K)
+      break; // K is a multiple of 32: a quad is valid or not
+    const u32 s = g.nt > 0 ? pow2_f32_bits(aligned_scale_exp(
+                                 bmax_of((4 * i) / 32), 2, EMAX))
+                           : 0x3F800000u;
+    *reinterpret_cast<uint4 *>(static_cast<u32 *>(scales) + row + kf) =
+        make_uint4(s, s, s, s);
+  }
+}
+
 /// The fast pass for an mxfp4 source whose col outputs are all `aligned`
 /// fp8, on TILE_M (128 or 64) tokens of a 128-token tile. sv[u] are the
 /// tile's load registers (vector u of the thread: row (tid + u*THREADS) /
@@ -349,6 +373,14 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
       if (!first)
         __syncthreads(); // the previous output's reads are done
       first = false;
+      // mn_major scales: whole sectors from a quarter of the lanes, before
+      // the conversion (store_aligned_scale_quads); row_major ones below,
+      // with the column runs, or after the CTA's tiles (MBUF).
+      constexpr bool kQuads = O::scale_layout == ScaleLayout::mn_major;
+      if constexpr (kQuads)
+        if (g.nb > 0)
+          store_aligned_scale_quads<F.emax, THREADS, TILE_K>(
+              args.out_scales[OI], g, k0, bmax_of);
       // Row orientation: token r's 32 codes of block v -> 32 fp8 bytes.
       const int se = aligned_scale_exp(bmax_mine, 2, F.emax);
 #pragma unroll
@@ -400,8 +432,8 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const u32 w[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
-          store_fp8_col_run<O, !(MBUF && O::scale_layout ==
-                                           ScaleLayout::row_major)>(
+          store_fp8_col_run<O, !kQuads && !(MBUF && O::scale_layout ==
+                                                       ScaleLayout::row_major)>(
               args, OI, g, kf + j, c, w, scale);
         }
       }
