@@ -21,6 +21,7 @@ Lookup order in best_schedule: the cache, then the repository's files, then `heu
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import math
 import os
@@ -109,10 +110,12 @@ class TuningFile:
     """One tuning JSON document: {"format_version", "entries": {key text: entry}}.
 
     An entry: kernel, key fields, "configs" {schedule label: result}, "best" (the fastest config
-    that compiled and verified, or null) and "device_headers" (the SHA-256 of the device library
+    that compiled and verified, or null), "device_headers" (the SHA-256 of the device library
     its configs ran with, runtime.device_headers_hash; absent in entries tuned before it was
-    recorded). A result is {"status": "ok", "median_us", "min_us", "iters"} or {"status":
-    "compile_failed" | "verify_failed" | "launch_failed", "error"}."""
+    recorded), "arch" and "nvrtc" (the GPU arch and NVRTC version they were compiled with). A
+    result is {"status": "ok", "median_us", "min_us", "iters"} or {"status": "compile_failed" |
+    "verify_failed" | "launch_failed", "error"}, and "code" (code_hash of the cubin that ran)
+    where it compiled."""
 
     def __init__(self, path: Path, document: dict[str, Any] | None = None):
         self.path = path
@@ -167,6 +170,13 @@ def choose_best(configs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | No
 
 # --- Tuning (the measuring itself is injected: the command passes GPU timing, tests fakes) --------
 
+def code_hash(cubin: bytes) -> str:
+    """What identifies the machine code a config ran: the first 16 hex digits of the SHA-256 of its
+    cubin. NVRTC output is deterministic for a source, options, arch and NVRTC version, so two
+    device libraries that compile a schedule to the same cubin ran the same code."""
+    return hashlib.sha256(cubin).hexdigest()[:16]
+
+
 @dataclass
 class ConfigResult:
     status: str                   # ok | compile_failed | verify_failed | launch_failed
@@ -174,19 +184,44 @@ class ConfigResult:
     min_us: float = 0.0
     iters: int = 0
     error: str = ""
+    code: str = ""                # code_hash of the cubin, where it compiled
 
     def to_json(self) -> dict[str, Any]:
         if self.status == "ok":
-            return {"status": "ok", "median_us": round(self.median_us, 3),
-                    "min_us": round(self.min_us, 3), "iters": self.iters, "measured": _now()}
-        return {"status": self.status, "error": self.error[:500], "measured": _now()}
+            result: dict[str, Any] = {"status": "ok", "median_us": round(self.median_us, 3),
+                                      "min_us": round(self.min_us, 3), "iters": self.iters,
+                                      "measured": _now()}
+        else:
+            result = {"status": self.status, "error": self.error[:500], "measured": _now()}
+        if self.code:
+            result["code"] = self.code
+        return result
 
 
-def stale_reason(entry: Mapping[str, Any], device_headers: str) -> str | None:
-    """Why an entry's timings are not of this device library (device_headers, a SHA-256), or None
-    when they are. The kernels' bits do not depend on it (every legal schedule is exact); which
-    schedule is fastest may."""
+def best_code(entry: Mapping[str, Any]) -> str | None:
+    """The recorded code_hash of the entry's best config, or None (no best, or tuned before qct
+    recorded it)."""
+    best = entry.get("best")
+    if not best:
+        return None
+    return entry.get("configs", {}).get(schedule_label(best["schedule"]), {}).get("code") or None
+
+
+def stale_reason(entry: Mapping[str, Any], device_headers: str,
+                 current_code: str | None = None) -> str | None:
+    """Why an entry's timings may not be of the code this runtime runs, or None when they are. The
+    kernels' bits do not depend on it (every legal schedule is exact); which schedule is fastest
+    may. With current_code (code_hash of the entry's best schedule as this runtime compiles it)
+    and a recorded code for that config, the machine code decides: a change elsewhere in the
+    device library that leaves this kernel's cubin alone leaves its timing valid. Without them,
+    the device library's hash does."""
     recorded = entry.get("device_headers")
+    code = best_code(entry)
+    if current_code is not None and code is not None:
+        if code == current_code:
+            return None
+        return (f"the best schedule's machine code changed (code {code}, now {current_code}; "
+                f"tuned on device library {(recorded or '?')[:12]})")
     if recorded == device_headers:
         return None
     if not recorded:
@@ -196,21 +231,33 @@ def stale_reason(entry: Mapping[str, Any], device_headers: str) -> str | None:
 
 def tune(store: TuningFile, key: TuningKey, kernel: str, schedules: Iterable[tuple[tuple[str, int], ...]],
          measure: Callable[[Schedule], ConfigResult], *, force: bool = False,
-         device_headers: str = "",
+         device_headers: str = "", arch: str = "", nvrtc: str = "",
+         code_of: Callable[[Schedule], str | None] | None = None,
          progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Measures every schedule not yet measured for this key (all of them with force), writing the
     file after each one; returns the entry with its best. Failed configs are kept, never chosen.
     With device_headers (runtime.device_headers_hash), configs measured on another device library
-    are not resumed but measured again: one entry's timings all come from the same code."""
+    are not resumed but measured again, so that one entry's timings all come from the same code;
+    with code_of (a schedule -> code_hash of its cubin as compiled now, None if it does not
+    compile), those whose recorded code is what they compile to now are kept: the same code."""
     entry = store.entry(key, kernel)
     entry["kernel"] = kernel or entry.get("kernel", "")
     if device_headers:
         why = stale_reason(entry, device_headers) if entry["configs"] else None
         if why:
-            progress(f"{len(entry['configs'])} configs measured before ({why}): measuring again")
-            entry["configs"] = {}
-            entry["best"] = None
+            kept = {label: r for label, r in entry["configs"].items()
+                    if code_of is not None and r.get("code")
+                    and code_of(parse_label(label)) == r["code"]}
+            progress(f"{len(entry['configs'])} configs measured before ({why}): " +
+                     (f"{len(kept)} compile to the same machine code and are kept, the others "
+                      "measured again" if code_of is not None else "measuring again"))
+            entry["configs"] = kept
+            entry["best"] = choose_best(kept)
         entry["device_headers"] = device_headers
+    if arch:
+        entry["arch"] = arch
+    if nvrtc:
+        entry["nvrtc"] = nvrtc
     all_schedules = list(schedules)
     for i, schedule in enumerate(all_schedules, 1):
         label = schedule_label(schedule)

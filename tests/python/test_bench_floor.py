@@ -125,7 +125,7 @@ def test_report_spills_from_log_frame_or_unknown() -> None:
 
 
 def test_report_names_the_device_library_and_stale_tuned_schedules() -> None:
-    # A row whose schedule came from an entry tuned on another device library says so, and the
+    # A row whose schedule came from a stale entry (timed on other device code) says so, and the
     # header names the run's library (docs/performance.md, "Tuned schedules").
     def row(origin: str) -> dict:
         return {"kind": "qct", "kernel": "k", "M": 1, "K": 1, "groups": 0, "floor_bytes": 1,
@@ -136,6 +136,6 @@ def test_report_names_the_device_library_and_stale_tuned_schedules() -> None:
            "device_headers": "0123456789abcdef" * 4, "rows": [row("tuned, stale")]}
     text = report.markdown(doc)
     assert "device library `0123456789ab`" in text
-    assert "schedule tuned on another device library" in text
+    assert "tuned schedule stale: timed on other device code" in text
     doc["rows"] = [row("tuned"), row("heuristic")]
-    assert "another device library" not in report.markdown(doc)
+    assert "stale" not in report.markdown(doc)

@@ -86,3 +86,46 @@ def test_env_lists_runtime_and_package_variables() -> None:
     assert result.returncode == 0
     for name in ("QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_BUILD_DIR", "QCT_COMMIT"):
         assert name in result.stdout
+
+
+def test_tune_show_compares_machine_code(tmp_path: Path) -> None:
+    # An entry timed on another device library is stale only if its best schedule now compiles to
+    # other machine code than it recorded (NVRTC, no GPU needed); one without a recorded code, or
+    # tuned with another NVRTC than this process loads, is judged by the library's hash.
+    from qct import tuning
+
+    kernel = "mxfp4_to_fp8_e4m3_row"
+    schedule = {"QCT_THREADS": 256, "QCT_UNROLL": 1}
+    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(REPO / "python")}
+    # The code and NVRTC version as `qct tune --show` sees them: the same environment, a fresh
+    # process (one that imported torch may have loaded torch's NVRTC instead of the system's).
+    probe = subprocess.run(
+        [sys.executable, "-c", "from qct import runtime, tuning; print(tuning.code_hash("
+         f"runtime.compile_to_cubin('generated/{kernel}.cu', arch='sm_90a', schedule={schedule!r}))"
+         ", runtime.nvrtc_version())"], capture_output=True, text=True, cwd=REPO, env=env)
+    assert probe.returncode == 0, probe.stderr
+    code, nvrtc = probe.stdout.split()
+    label = tuning.schedule_label(schedule)
+
+    def entry(recorded: str | None, tuned_with: str = nvrtc) -> dict:
+        result = {"status": "ok", "median_us": 93.3, "min_us": 93.0, "iters": 100}
+        if recorded:
+            result["code"] = recorded
+        return {"kernel": kernel, "device_headers": "0" * 64, "arch": "sm_90a", "nvrtc": tuned_with,
+                "best": {"schedule": schedule, "median_us": 93.3}, "configs": {label: result}}
+
+    (tmp_path / "cache" / "tuning").mkdir(parents=True)
+    (tmp_path / "cache" / "tuning" / "tuning.json").write_text(json.dumps({
+        "format_version": 1, "entries": {
+            "same/code": entry(code), "other/code": entry("f" * 16), "no/code": entry(None),
+            "other/nvrtc": entry(code, "1.0")}}))
+    result = subprocess.run([sys.executable, "-m", "qct", "tune", "--show"], capture_output=True,
+                            text=True, cwd=REPO, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()
+             if line.startswith("  ") and "/" in line.split()[0]}
+    assert "stale" not in lines["same/code"]
+    assert "machine code changed" in lines["other/code"]
+    for name in ("no/code", "other/nvrtc"):
+        assert "stale: tuned on device library 000000000000" in lines[name]

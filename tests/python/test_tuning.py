@@ -28,15 +28,18 @@ def _schedules(meta: dict) -> list[tuple[tuple[str, int], ...]]:
     return list(verify.schedules(meta))
 
 
-def _fake(times: dict[str, float], failing: dict[str, str] | None = None, calls: list | None = None):
-    """A measure function: median from `times` by label, or a failure status from `failing`."""
+def _fake(times: dict[str, float], failing: dict[str, str] | None = None, calls: list | None = None,
+          codes: dict[str, str] | None = None):
+    """A measure function: median from `times` by label, or a failure status from `failing`; the
+    config's machine code from `codes` where given."""
     def measure(schedule: dict[str, int]) -> tuning.ConfigResult:
         label = tuning.schedule_label(schedule)
         if calls is not None:
             calls.append(label)
+        code = (codes or {}).get(label, "")
         if failing and label in failing:
-            return tuning.ConfigResult(failing[label], error=f"fake {failing[label]}")
-        return tuning.ConfigResult("ok", times[label], times[label] * 0.98, 20)
+            return tuning.ConfigResult(failing[label], error=f"fake {failing[label]}", code=code)
+        return tuning.ConfigResult("ok", times[label], times[label] * 0.98, 20, code=code)
     return measure
 
 
@@ -169,6 +172,75 @@ def test_configs_of_another_device_library_are_measured_again(cache_dir: Path) -
     assert tuning.stale_reason(entry, old).startswith("tuned on device library bbbbbbbbbbbb")
     del entry["device_headers"]
     assert tuning.stale_reason(entry, new).startswith("device library not recorded")
+
+
+def test_configs_whose_machine_code_is_unchanged_are_kept(cache_dir: Path) -> None:
+    # After a device library change, a resumed tune keeps the configs that compile to the same
+    # cubin as the one they were timed with (the same code, so the same timing) and measures the
+    # others again; configs without a recorded code are measured again too.
+    meta = _meta()
+    schedules = _schedules(meta)
+    labels = [tuning.schedule_label(s) for s in schedules]
+    assert len(labels) >= 3
+    times = {label: 10.0 + i for i, label in enumerate(labels)}
+    codes = {label: f"{i:016x}" for i, label in enumerate(labels)}
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    old, new = "a" * 64, "b" * 64
+    calls: list[str] = []
+    lines: list[str] = []
+    store = tuning.TuningFile.read(tuning.cache_file())
+    entry = tuning.tune(store, key, meta["name"], schedules, _fake(times, calls=calls, codes=codes),
+                        device_headers=old, arch="sm_90a", nvrtc="13.2")
+    assert entry["arch"] == "sm_90a" and entry["nvrtc"] == "13.2"
+    assert entry["configs"][labels[0]]["code"] == codes[labels[0]]
+    del entry["configs"][labels[2]]["code"]  # as if timed before codes were recorded
+    store.write()
+
+    changed = labels[1]
+    now = dict(codes, **{changed: "f" * 16})
+    asked: list[str] = []
+
+    def code_of(schedule: dict[str, int]) -> str | None:
+        asked.append(tuning.schedule_label(schedule))
+        return now[tuning.schedule_label(schedule)]
+
+    times_now = dict(times, **{label: 100.0 for label in labels})  # what a re-measure would give
+    calls.clear()
+    entry = tuning.tune(tuning.TuningFile.read(tuning.cache_file()), key, meta["name"], schedules,
+                        _fake(times_now, calls=calls, codes=now), device_headers=new,
+                        code_of=code_of, progress=lines.append)
+    assert sorted(calls) == sorted([changed, labels[2]])
+    assert labels[2] not in asked  # no recorded code: nothing to compare
+    assert entry["configs"][labels[0]]["median_us"] == times[labels[0]]  # kept
+    assert entry["configs"][changed]["median_us"] == 100.0 and entry["configs"][changed]["code"] == "f" * 16
+    assert entry["device_headers"] == new
+    assert entry["best"]["schedule"] == tuning.parse_label(labels[0])
+    assert any(f"{len(labels) - 2} compile to the same machine code and are kept" in line
+               for line in lines)
+
+
+def test_machine_code_decides_staleness_where_recorded() -> None:
+    label = tuning.schedule_label({"QCT_THREADS": 256})
+    entry = {"device_headers": "a" * 64, "best": {"schedule": {"QCT_THREADS": 256}, "median_us": 1.0},
+             "configs": {label: {"status": "ok", "median_us": 1.0, "code": "c" * 16}}}
+    # The same machine code on another library: fresh. Other code, even on the same library
+    # (another NVRTC, say): stale. No current code to compare: the library's hash decides.
+    assert tuning.stale_reason(entry, "b" * 64, "c" * 16) is None
+    why = tuning.stale_reason(entry, "a" * 64, "d" * 16)
+    assert why is not None and "machine code changed" in why and "cccccccccccccccc" in why
+    assert tuning.stale_reason(entry, "b" * 64).startswith("tuned on device library aaaaaaaaaaaa")
+    assert tuning.stale_reason(entry, "a" * 64) is None
+    del entry["configs"][label]["code"]  # tuned before codes were recorded
+    assert tuning.best_code(entry) is None
+    assert tuning.stale_reason(entry, "b" * 64, "c" * 16).startswith("tuned on device library")
+
+
+def test_config_results_record_their_machine_code() -> None:
+    assert tuning.ConfigResult("ok", 1.0, 0.9, 5, code="ab" * 8).to_json()["code"] == "ab" * 8
+    assert tuning.ConfigResult("verify_failed", error="x", code="cd" * 8).to_json()["code"] == "cd" * 8
+    assert "code" not in tuning.ConfigResult("compile_failed", error="x").to_json()
+    assert tuning.code_hash(b"cubin") == tuning.code_hash(b"cubin") != tuning.code_hash(b"cubin2")
+    assert len(tuning.code_hash(b"")) == 16
 
 
 def test_no_passing_config_means_no_best(cache_dir: Path) -> None:

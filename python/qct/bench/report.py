@@ -47,7 +47,7 @@ def markdown(doc: dict[str, Any]) -> str:
         if "compile_s" in extra:
             notes.append(f"compile {extra['compile_s']} s")
         if extra.get("schedule_origin") == "tuned, stale":
-            notes.append("schedule tuned on another device library")
+            notes.append("tuned schedule stale: timed on other device code")
         if r.get("host_us") and r.get("median_us") and r["host_us"] > r["median_us"]:
             notes.append(f"launch-bound: host {r['host_us']:.0f} µs/launch")
         sched = ",".join(f"{k.removeprefix('QCT_')}={v}" for k, v in r.get("schedule", {}).items())

@@ -268,22 +268,27 @@ class Bench:
     def kernel_at(self, name: str, M: int, K: int, groups: int = 0) -> tuple[Any, str]:
         """The kernel with the schedule a user gets for this shape (qct.load(..., shape=...): the
         tuned one for this GPU, else the heuristic), loaded once per distinct schedule, and where
-        that schedule comes from: "tuned", "tuned, stale" (tuned on another device library:
-        docs/performance.md, "Tuned schedules") or "heuristic"."""
+        that schedule comes from: "tuned", "tuned, stale" (its timing may be of other machine
+        code: docs/performance.md, "Tuned schedules") or "heuristic"."""
         from qct import runtime
 
         meta = self.metas[name]
         entry = tuning.tuned_entry(meta, M, K, self.gpu_name, groups, cache=self.tuned_cache,
                                    repository=self.tuned_repository)
-        origin = "heuristic" if entry is None else \
-            "tuned, stale" if tuning.stale_reason(entry, self.device_headers) else "tuned"
         schedule = tuning.schedule_from(meta, M, K, groups, entry)
         if schedule is None or schedule == self.kernels[name].schedule:
-            return self.kernels[name], origin
-        key = (name, tuple(sorted(schedule.items())))
-        if key not in self.by_schedule:
-            self.by_schedule[key] = runtime.load(meta["_path"], schedule=schedule)
-        return self.by_schedule[key], origin
+            kernel = self.kernels[name]
+        else:
+            key = (name, tuple(sorted(schedule.items())))
+            if key not in self.by_schedule:
+                self.by_schedule[key] = runtime.load(meta["_path"], schedule=schedule)
+            kernel = self.by_schedule[key]
+        if entry is None:
+            return kernel, "heuristic"
+        # The machine code decides where the entry recorded it (tuning.stale_reason).
+        code = tuning.code_hash(kernel.cubin) if tuning.best_code(entry) else None
+        stale = tuning.stale_reason(entry, self.device_headers, code)
+        return kernel, "tuned, stale" if stale else "tuned"
 
     def expected_us(self, nbytes: int) -> float:
         return nbytes / (self.copy_gbps * 1e9 * 0.8) * 1e6 + 2.0

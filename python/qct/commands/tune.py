@@ -39,8 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--export", type=Path, metavar="PATH",
                    help="merge the tuning cache into this repository file (after tuning, if any)")
     p.add_argument("--show", action="store_true",
-                   help="print the tuning cache's and the repository's entries (marking those "
-                        "tuned on another device library)")
+                   help="print the tuning cache's and the repository's entries, marking the "
+                        "stale ones: best schedule now compiles to other machine code, or tuned "
+                        "on another device library where no code was recorded")
     p.set_defaults(func=run)
 
 
@@ -64,9 +65,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def current_best_code(entry: dict[str, Any]) -> str | None:
+    """code_hash of the entry's best schedule as this runtime compiles it (NVRTC, for the arch the
+    entry was tuned for; no GPU needed), where the entry recorded one to compare with, was tuned
+    on another device library and with the NVRTC this process loaded (another NVRTC makes other
+    code: a process that imports torch first may load torch's, as `qct tune` and `qct bench` do);
+    else None (the library's hash decides)."""
+    from qct import runtime, tuning
+    from qct.env import REPO_ROOT
+
+    best = entry.get("best")
+    if tuning.best_code(entry) is None or entry.get("device_headers") == \
+            runtime.device_headers_hash() or not best:
+        return None
+    if entry.get("nvrtc") and entry["nvrtc"] != runtime.nvrtc_version():
+        return None
+    source = REPO_ROOT / "generated" / f"{entry.get('kernel', '')}.cu"
+    if not source.is_file():
+        return None
+    try:
+        return tuning.code_hash(runtime.compile_to_cubin(
+            source, arch=entry.get("arch") or "sm_90a", schedule=best["schedule"]))
+    except QctError:
+        return None
+
+
 def show(cache: tuning.TuningFile) -> None:
-    """The cache's entries, then the repository's, each marked stale where its timings are of
-    another device library than this runtime's (re-run `qct tune` for those)."""
+    """The cache's entries, then the repository's, each marked stale where its timings may not be
+    of the code this runtime runs: its best schedule compiles to other machine code than it
+    recorded, or (entries without a recorded code) it was tuned on another device library.
+    Re-run `qct tune` for those."""
     from qct import runtime, tuning
 
     current = runtime.device_headers_hash()
@@ -75,7 +103,7 @@ def show(cache: tuning.TuningFile) -> None:
         print(f"{store.path}: {len(store.entries)} entries")
         for text, entry in sorted(store.entries.items()):
             best = entry.get("best")
-            why = tuning.stale_reason(entry, current)
+            why = tuning.stale_reason(entry, current, current_best_code(entry))
             print(f"  {text}  {entry.get('kernel', '?')}: " +
                   (f"best {tuning.schedule_label(best['schedule'])} {best['median_us']:.1f} us"
                    if best else "no config passed") + f" ({len(entry['configs'])} configs)" +
@@ -119,19 +147,28 @@ def tune_one(args: argparse.Namespace) -> None:
             s[offsets_name] = offsets
     verify_case_m = min(args.m, VERIFY_MAX_M)
 
+    def code_of(schedule: dict[str, int]) -> str | None:
+        try:
+            return tuning.code_hash(runtime.load(args.spec, schedule=schedule).cubin)
+        except QctError:
+            return None
+
     def measure(schedule: dict[str, int]) -> tuning.ConfigResult:
         try:
             kernel = runtime.load(args.spec, schedule=schedule)
         except QctError as e:
             return tuning.ConfigResult("compile_failed", error=str(e).splitlines()[0] if str(e) else "")
+        code = tuning.code_hash(kernel.cubin)
         case = verify.Case(verify_case_m, args.k, groups, seed=7,
                            schedule=tuple(sorted(schedule.items())), label="tune")
         try:
             result = verify.run_case(kernel, meta, case)
         except QctError as e:
-            return tuning.ConfigResult("launch_failed", error=str(e).splitlines()[0] if str(e) else "")
+            return tuning.ConfigResult("launch_failed", error=str(e).splitlines()[0] if str(e) else "",
+                                       code=code)
         if not result.ok:
-            return tuning.ConfigResult("verify_failed", error="; ".join(result.problems[:3]))
+            return tuning.ConfigResult("verify_failed", error="; ".join(result.problems[:3]),
+                                       code=code)
         sets: list[dict[str, Any]] = []
         for s in inputs:
             tensors = dict(s)
@@ -140,10 +177,11 @@ def tune_one(args: argparse.Namespace) -> None:
         iters = args.iters or timing.iterations_for(nbytes / 3.4e3 / 1e3 + 2.0)
         t = timing.time_launches(torch, spin, lambda i: kernel(**sets[i % len(sets)]), iters)
         kernel.check_errors()
-        return tuning.ConfigResult("ok", t.median_us, t.min_us, t.iters)
+        return tuning.ConfigResult("ok", t.median_us, t.min_us, t.iters, code=code)
 
     entry = tuning.tune(store, key, meta["name"], schedules, measure, force=args.force,
-                        device_headers=runtime.device_headers_hash(),
+                        device_headers=runtime.device_headers_hash(), arch=default.arch,
+                        nvrtc=runtime.nvrtc_version(), code_of=code_of,
                         progress=lambda line: print(line, flush=True))
     ok = {label: r for label, r in entry["configs"].items() if r["status"] == "ok"}
     failed = {label: r for label, r in entry["configs"].items() if r["status"] != "ok"}
