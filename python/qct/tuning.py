@@ -282,6 +282,20 @@ def _describe(result: Mapping[str, Any]) -> str:
     return f"{result.get('status')}: {result.get('error', '')[:120]}"
 
 
+def seed(cache: TuningFile, source: TuningFile) -> int:
+    """Copies into the cache the entries of source (a repository file) whose keys it lacks, so that
+    `qct tune` resumes from them (tune: the same device library, or the same machine code, is
+    not measured again); returns how many were copied. Entries the cache has are left alone."""
+    added = 0
+    for text, entry in source.entries.items():
+        if text not in cache.entries:
+            cache.entries[text] = json.loads(json.dumps(entry))
+            added += 1
+    if added:
+        cache.write()
+    return added
+
+
 def export(cache: TuningFile, destination: Path) -> int:
     """Merges the cache's entries into a repository file (entries of other keys there are kept);
     returns how many entries were written."""

@@ -129,3 +129,23 @@ def test_tune_show_compares_machine_code(tmp_path: Path) -> None:
     assert "machine code changed" in lines["other/code"]
     for name in ("no/code", "other/nvrtc"):
         assert "stale: tuned on device library 000000000000" in lines[name]
+
+
+def test_tune_seed_copies_a_repository_file_into_the_cache(tmp_path: Path) -> None:
+    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(REPO / "python")}
+
+    def tune(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qct", "tune", *args], capture_output=True,
+                              text=True, cwd=REPO, env=env)
+
+    missing = tune("--seed", str(tmp_path / "nope.json"))
+    assert missing.returncode == 1 and "--seed" in missing.stderr and "no such file" in missing.stderr
+    repo_file = REPO / "specs" / "tuning" / "h200.json"
+    n = len(json.loads(repo_file.read_text())["entries"])
+    seeded = tune("--seed", str(repo_file))
+    assert seeded.returncode == 0, seeded.stderr
+    assert f"seeded {n} entries" in seeded.stdout
+    cache = json.loads((tmp_path / "cache" / "tuning" / "tuning.json").read_text())
+    assert cache["entries"] == json.loads(repo_file.read_text())["entries"]
+    assert "seeded 0 entries" in tune("--seed", str(repo_file)).stdout

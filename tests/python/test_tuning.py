@@ -243,6 +243,31 @@ def test_config_results_record_their_machine_code() -> None:
     assert len(tuning.code_hash(b"")) == 16
 
 
+def test_seed_copies_missing_entries_and_tune_resumes_from_them(cache_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    # A GPU session starts with an empty cache; seeding it from the repository file lets a re-tune
+    # skip what is still valid instead of measuring every config again.
+    meta = _meta()
+    schedules = _schedules(meta)
+    labels = [tuning.schedule_label(s) for s in schedules]
+    times = {label: 10.0 + i for i, label in enumerate(labels)}
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    repo = tuning.TuningFile(tmp_path / "h200.json")
+    tuning.tune(repo, key, meta["name"], schedules, _fake(times), device_headers="a" * 64)
+    repo.entries["other/key"] = {"kernel": "x", "configs": {}, "best": None}
+    repo.write()
+    cache = tuning.TuningFile.read(tuning.cache_file())
+    cache.entries["other/key"] = {"kernel": "mine", "configs": {}, "best": None}
+    assert tuning.seed(cache, tuning.TuningFile.read(repo.path)) == 1
+    cache = tuning.TuningFile.read(tuning.cache_file())
+    assert cache.entries["other/key"]["kernel"] == "mine"  # the cache's own entry is kept
+    calls: list[str] = []
+    tuning.tune(cache, key, meta["name"], schedules, _fake(times, calls=calls),
+                device_headers="a" * 64)
+    assert calls == []  # the same library: every config resumed from the seed
+    assert tuning.seed(cache, tuning.TuningFile.read(repo.path)) == 0
+
+
 def test_no_passing_config_means_no_best(cache_dir: Path) -> None:
     meta = _meta()
     schedules = _schedules(meta)

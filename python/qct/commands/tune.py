@@ -38,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iters", type=int, default=0, help="timed launches per config (default: by size)")
     p.add_argument("--export", type=Path, metavar="PATH",
                    help="merge the tuning cache into this repository file (after tuning, if any)")
+    p.add_argument("--seed", type=Path, metavar="PATH",
+                   help="before tuning, copy into the cache the entries of this repository file "
+                        "(e.g. specs/tuning/h200.json) that the cache lacks, so that a tune "
+                        "resumes from them: configs timed on the same device library, or that "
+                        "compile to the machine code they were timed with, are not measured again")
     p.add_argument("--show", action="store_true",
                    help="print the tuning cache's and the repository's entries, marking the "
                         "stale ones: best schedule now compiles to other machine code, or tuned "
@@ -48,11 +53,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from qct import tuning
 
-    if args.spec is None and args.export is None and not args.show:
-        raise QctError("give SPEC_OR_KERNEL with --m and --k, or --export PATH, or --show")
+    if args.spec is None and args.export is None and not args.show and args.seed is None:
+        raise QctError("give SPEC_OR_KERNEL with --m and --k, or --seed, --export or --show")
+    if args.spec is not None and (args.m is None or args.k is None):
+        raise QctError("--m and --k are required to tune a kernel")
+    if args.seed is not None:
+        if not args.seed.is_file():
+            raise QctError(f"--seed {args.seed}: no such file")
+        try:
+            source = tuning.TuningFile.read(args.seed)
+        except ValueError as e:  # a bad format_version or JSON
+            raise QctError(f"--seed {args.seed}: {e}") from e
+        n = tuning.seed(tuning.TuningFile.read(tuning.cache_file()), source)
+        print(f"seeded {n} entries from {args.seed} into {tuning.cache_file()}")
     if args.spec is not None:
-        if args.m is None or args.k is None:
-            raise QctError("--m and --k are required to tune a kernel")
         if args.m <= 0 or args.k <= 0:
             raise QctError(f"--m and --k must be positive, found M={args.m}, K={args.k}")
         tune_one(args)
