@@ -26,6 +26,7 @@ import json
 import math
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -123,13 +124,28 @@ class TuningFile:
 
     @staticmethod
     def read(path: Path) -> "TuningFile":
+        """The file at path (empty if there is none); ValueError naming the path and the problem
+        where it is not a tuning document (not JSON, another format_version, entries that are
+        not objects with a "configs" object)."""
         if not path.is_file():
             return TuningFile(path)
-        document = json.loads(path.read_text())
+        try:
+            document = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from e
+        if not isinstance(document, dict):
+            raise ValueError(f"{path}: expected a JSON object, found {type(document).__name__}")
         if document.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"{path}: tuning format_version {document.get('format_version')}, "
                              f"expected {FORMAT_VERSION}")
-        document.setdefault("entries", {})
+        entries = document.setdefault("entries", {})
+        if not isinstance(entries, dict):
+            raise ValueError(f"{path}: \"entries\" must be an object, found "
+                             f"{type(entries).__name__}")
+        for text, entry in entries.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("configs"), dict):
+                raise ValueError(f"{path}: entries.{text} must be an object with a \"configs\" "
+                                 "object")
         return TuningFile(path, document)
 
     @property
@@ -310,7 +326,15 @@ def export(cache: TuningFile, destination: Path) -> int:
 # --- Choosing a schedule for a launch -------------------------------------------------------------
 
 def repository_files(directory: Path = REPO_TUNING_DIR) -> list[TuningFile]:
-    return [TuningFile.read(p) for p in sorted(directory.glob("*.json"))] if directory.is_dir() else []
+    """specs/tuning/*.json; one that cannot be read is skipped with a RuntimeWarning naming it
+    (a launch then takes the other files' schedules or the heuristic, never an error)."""
+    files = []
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            files.append(TuningFile.read(path))
+        except (OSError, ValueError) as e:
+            warnings.warn(f"tuning file ignored: {e}", RuntimeWarning, stacklevel=2)
+    return files
 
 
 def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
@@ -397,6 +421,25 @@ def read_cache() -> TuningFile | None:
         return TuningFile.read(cache_file())
     except (OSError, ValueError):
         return None  # an unreadable cache never stops a launch
+
+
+def open_cache(warn: Callable[[str], None]) -> TuningFile:
+    """The tuning cache for `qct tune` to read and update. One that cannot be read (a crash
+    mid-write cannot make one, TuningFile.write replaces atomically, but an edit or a disk error
+    can) is moved aside to tuning.json.broken, reported through warn, and started afresh: a
+    broken cache costs measuring again, never a failed tune."""
+    path = cache_file()
+    try:
+        return TuningFile.read(path)
+    except (OSError, ValueError) as e:
+        aside = path.with_name(path.name + ".broken")
+        try:
+            os.replace(path, aside)
+            where = f"moved it to {aside}"
+        except OSError:
+            where = "it will be overwritten"
+        warn(f"the tuning cache could not be read ({e}); {where} and started a new one")
+        return TuningFile(path)
 
 
 def current_gpu_name() -> str | None:

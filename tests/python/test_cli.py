@@ -149,3 +149,26 @@ def test_tune_seed_copies_a_repository_file_into_the_cache(tmp_path: Path) -> No
     cache = json.loads((tmp_path / "cache" / "tuning" / "tuning.json").read_text())
     assert cache["entries"] == json.loads(repo_file.read_text())["entries"]
     assert "seeded 0 entries" in tune("--seed", str(repo_file)).stdout
+
+
+def test_tune_survives_a_broken_cache_and_never_overwrites_a_broken_export(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "tuning"
+    cache.mkdir(parents=True)
+    (cache / "tuning.json").write_text("{not json")
+    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(REPO / "python")}
+
+    def tune(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qct", "tune", *args], capture_output=True,
+                              text=True, cwd=REPO, env=env)
+
+    shown = tune("--show")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr.startswith("qct tune: warning: the tuning cache could not be read")
+    assert (cache / "tuning.json.broken").read_text() == "{not json"
+    destination = tmp_path / "h200.json"
+    destination.write_text("[1]")
+    exported = tune("--export", str(destination))
+    assert exported.returncode == 1 and exported.stderr.count("\n") == 1
+    assert "expected a JSON object" in exported.stderr and "fix or remove it" in exported.stderr
+    assert destination.read_text() == "[1]"

@@ -268,6 +268,49 @@ def test_seed_copies_missing_entries_and_tune_resumes_from_them(cache_dir: Path,
     assert tuning.seed(cache, tuning.TuningFile.read(repo.path)) == 0
 
 
+@pytest.mark.parametrize("text,problem", [
+    ("{not json", "not JSON"),
+    ("[1, 2]", "expected a JSON object, found list"),
+    ('{"format_version": 7, "entries": {}}', "tuning format_version 7, expected 1"),
+    ('{"format_version": 1, "entries": []}', '"entries" must be an object'),
+    ('{"format_version": 1, "entries": {"k": {"best": null}}}', 'entries.k must be an object'),
+])
+def test_a_file_that_is_not_a_tuning_document_is_named(tmp_path: Path, text: str,
+                                                        problem: str) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=problem) as e:
+        tuning.TuningFile.read(path)
+    assert str(path) in str(e.value)
+
+
+def test_a_broken_cache_is_moved_aside_and_started_afresh(cache_dir: Path) -> None:
+    # A broken cache costs measuring again, never a failed tune or launch.
+    tuning.cache_file().parent.mkdir(parents=True)
+    tuning.cache_file().write_text("{not json")
+    assert tuning.read_cache() is None
+    warnings_seen: list[str] = []
+    cache = tuning.open_cache(warnings_seen.append)
+    assert cache.entries == {} and cache.path == tuning.cache_file()
+    assert len(warnings_seen) == 1 and "moved it to" in warnings_seen[0]
+    assert (tuning.cache_file().parent / "tuning.json.broken").read_text() == "{not json"
+    assert not tuning.cache_file().exists()
+    meta = _meta()
+    schedules = _schedules(meta)
+    times = {tuning.schedule_label(s): 10.0 + i for i, s in enumerate(schedules)}
+    key = tuning.TuningKey.of(meta, 32768, 7168, 0, GPU)
+    tuning.tune(cache, key, meta["name"], schedules, _fake(times))
+    assert tuning.read_cache().best(key) is not None
+
+
+def test_a_broken_repository_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"format_version": 1, "entries": {}}')
+    (tmp_path / "b.json").write_text("{oops")
+    with pytest.warns(RuntimeWarning, match=r"tuning file ignored: .*b\.json: not JSON"):
+        files = tuning.repository_files(tmp_path)
+    assert [f.path.name for f in files] == ["a.json"]
+
+
 def test_no_passing_config_means_no_best(cache_dir: Path) -> None:
     meta = _meta()
     schedules = _schedules(meta)

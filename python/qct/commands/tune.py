@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def warn(message: str) -> None:
+    print(f"qct tune: warning: {message}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     from qct import tuning
 
@@ -63,18 +69,25 @@ def run(args: argparse.Namespace) -> int:
         try:
             source = tuning.TuningFile.read(args.seed)
         except ValueError as e:  # a bad format_version or JSON
-            raise QctError(f"--seed {args.seed}: {e}") from e
-        n = tuning.seed(tuning.TuningFile.read(tuning.cache_file()), source)
+            raise QctError(f"--seed: {e}") from e
+        n = tuning.seed(tuning.open_cache(warn), source)
         print(f"seeded {n} entries from {args.seed} into {tuning.cache_file()}")
     if args.spec is not None:
         if args.m <= 0 or args.k <= 0:
             raise QctError(f"--m and --k must be positive, found M={args.m}, K={args.k}")
         tune_one(args)
-    cache = tuning.TuningFile.read(tuning.cache_file())
+    cache = tuning.open_cache(warn)
     if args.show:
-        show(cache)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            show(cache)
+        for w in caught:
+            warn(str(w.message))
     if args.export is not None:
-        n = tuning.export(cache, args.export)
+        try:
+            n = tuning.export(cache, args.export)
+        except ValueError as e:  # the destination is not a tuning file: never overwritten
+            raise QctError(f"--export: {e}; fix or remove it") from e
         print(f"exported {n} entries from {cache.path} to {args.export}")
     return 0
 
@@ -140,7 +153,7 @@ def tune_one(args: argparse.Namespace) -> None:
         raise QctError(f"{meta['name']} rejects M={args.m}, K={args.k}: {why}")
     gpu = torch.cuda.get_device_name(torch.cuda.current_device())
     key = tuning.TuningKey.of(meta, args.m, args.k, groups, gpu)
-    store = tuning.TuningFile.read(tuning.cache_file())
+    store = tuning.open_cache(warn)
     schedules = list(verify.schedules(meta))
     print(f"tuning {meta['name']} at M={args.m} K={args.k}" + (f" G={groups}" if ragged else "") +
           f" on {gpu}: {len(schedules)} legal schedules; key {key.text()}; cache {store.path}",
