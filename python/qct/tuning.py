@@ -302,14 +302,11 @@ def seed(cache: TuningFile, source: TuningFile) -> int:
     """Copies into the cache the entries of source (a repository file) whose keys it lacks, so that
     `qct tune` resumes from them (tune: the same device library, or the same machine code, is
     not measured again); returns how many were copied. Entries the cache has are left alone."""
-    added = 0
-    for text, entry in source.entries.items():
-        if text not in cache.entries:
-            cache.entries[text] = json.loads(json.dumps(entry))
-            added += 1
-    if added:
+    missing = {text: entry for text, entry in source.entries.items() if text not in cache.entries}
+    if missing:
+        cache.entries.update(missing)
         cache.write()
-    return added
+    return len(missing)
 
 
 def export(cache: TuningFile, destination: Path) -> int:

@@ -15,9 +15,17 @@ SPEC = REPO / "specs" / "mxfp4_to_fp8_e4m3_row.json"
 BAD_SPEC = REPO / "tests" / "lit" / "spec" / "block-mismatch.json"
 
 
-def qct(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def _env(cache: Path | None = None) -> dict[str, str]:
+    """This checkout's qct; with `cache`, a cache folder of the test's own (QCT_CACHE_DIR)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    if cache is not None:
+        env["QCT_CACHE_DIR"] = str(cache)
+    return env
+
+
+def qct(*args: str, cwd: Path = REPO, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qct", *args], capture_output=True, text=True,
-                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+                          cwd=cwd, env=_env(cache))
 
 
 def test_help_lists_every_command() -> None:
@@ -96,14 +104,13 @@ def test_tune_show_compares_machine_code(tmp_path: Path) -> None:
 
     kernel = "mxfp4_to_fp8_e4m3_row"
     schedule = {"QCT_THREADS": 256, "QCT_UNROLL": 1}
-    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": str(REPO / "python")}
     # The code and NVRTC version as `qct tune --show` sees them: the same environment, a fresh
     # process (one that imported torch may have loaded torch's NVRTC instead of the system's).
     probe = subprocess.run(
         [sys.executable, "-c", "from qct import runtime, tuning; print(tuning.code_hash("
          f"runtime.compile_to_cubin('generated/{kernel}.cu', arch='sm_90a', schedule={schedule!r}))"
-         ", runtime.nvrtc_version())"], capture_output=True, text=True, cwd=REPO, env=env)
+         ", runtime.nvrtc_version())"], capture_output=True, text=True, cwd=REPO,
+        env=_env(tmp_path / "cache"))
     assert probe.returncode == 0, probe.stderr
     code, nvrtc = probe.stdout.split()
     label = tuning.schedule_label(schedule)
@@ -120,8 +127,7 @@ def test_tune_show_compares_machine_code(tmp_path: Path) -> None:
         "format_version": 1, "entries": {
             "same/code": entry(code), "other/code": entry("f" * 16), "no/code": entry(None),
             "other/nvrtc": entry(code, "1.0")}}))
-    result = subprocess.run([sys.executable, "-m", "qct", "tune", "--show"], capture_output=True,
-                            text=True, cwd=REPO, env=env)
+    result = qct("tune", "--show", cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     lines = {line.split()[0]: line for line in result.stdout.splitlines()
              if line.startswith("  ") and "/" in line.split()[0]}
@@ -132,12 +138,8 @@ def test_tune_show_compares_machine_code(tmp_path: Path) -> None:
 
 
 def test_tune_seed_copies_a_repository_file_into_the_cache(tmp_path: Path) -> None:
-    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": str(REPO / "python")}
-
     def tune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "qct", "tune", *args], capture_output=True,
-                              text=True, cwd=REPO, env=env)
+        return qct("tune", *args, cache=tmp_path / "cache")
 
     missing = tune("--seed", str(tmp_path / "nope.json"))
     assert missing.returncode == 1 and "--seed" in missing.stderr and "no such file" in missing.stderr
@@ -155,12 +157,9 @@ def test_tune_survives_a_broken_cache_and_never_overwrites_a_broken_export(tmp_p
     cache = tmp_path / "cache" / "tuning"
     cache.mkdir(parents=True)
     (cache / "tuning.json").write_text("{not json")
-    env = {**os.environ, "QCT_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": str(REPO / "python")}
 
     def tune(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "qct", "tune", *args], capture_output=True,
-                              text=True, cwd=REPO, env=env)
+        return qct("tune", *args, cache=tmp_path / "cache")
 
     shown = tune("--show")
     assert shown.returncode == 0, shown.stderr

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             raise QctError(f"--seed {args.seed}: no such file")
         try:
             source = tuning.TuningFile.read(args.seed)
-        except ValueError as e:  # a bad format_version or JSON
+        except ValueError as e:  # not a tuning document (TuningFile.read says why)
             raise QctError(f"--seed: {e}") from e
         n = tuning.seed(tuning.open_cache(warn), source)
         print(f"seeded {n} entries from {args.seed} into {tuning.cache_file()}")
@@ -92,18 +92,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def current_best_code(entry: dict[str, Any]) -> str | None:
+def current_best_code(entry: dict[str, Any], device_headers: str) -> str | None:
     """code_hash of the entry's best schedule as this runtime compiles it (NVRTC, for the arch the
     entry was tuned for; no GPU needed), where the entry recorded one to compare with, was tuned
-    on another device library and with the NVRTC this process loaded (another NVRTC makes other
+    on another device library than device_headers and with the NVRTC this process loaded (another NVRTC makes other
     code: a process that imports torch first may load torch's, as `qct tune` and `qct bench` do);
     else None (the library's hash decides)."""
     from qct import runtime, tuning
     from qct.env import REPO_ROOT
 
-    best = entry.get("best")
-    if tuning.best_code(entry) is None or entry.get("device_headers") == \
-            runtime.device_headers_hash() or not best:
+    if tuning.best_code(entry) is None or entry.get("device_headers") == device_headers:
         return None
     if entry.get("nvrtc") and entry["nvrtc"] != runtime.nvrtc_version():
         return None
@@ -112,7 +110,7 @@ def current_best_code(entry: dict[str, Any]) -> str | None:
         return None
     try:
         return tuning.code_hash(runtime.compile_to_cubin(
-            source, arch=entry.get("arch") or "sm_90a", schedule=best["schedule"]))
+            source, arch=entry.get("arch") or "sm_90a", schedule=entry["best"]["schedule"]))
     except QctError:
         return None
 
@@ -130,7 +128,7 @@ def show(cache: tuning.TuningFile) -> None:
         print(f"{store.path}: {len(store.entries)} entries")
         for text, entry in sorted(store.entries.items()):
             best = entry.get("best")
-            why = tuning.stale_reason(entry, current, current_best_code(entry))
+            why = tuning.stale_reason(entry, current, current_best_code(entry, current))
             print(f"  {text}  {entry.get('kernel', '?')}: " +
                   (f"best {tuning.schedule_label(best['schedule'])} {best['median_us']:.1f} us"
                    if best else "no config passed") + f" ({len(entry['configs'])} configs)" +
