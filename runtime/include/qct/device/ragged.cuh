@@ -4,7 +4,8 @@
 // The offsets never leave the device (docs/kernel-abi.md), so every CTA that
 // needs them reads the G+1 offsets itself, validates them and scans the
 // per-group sizes with a block-wide prefix sum (one pass of THREADS groups
-// per step, L2 reads). That keeps the whole thing one launch with no host
+// per step, L2 reads; 32-bit tile counts only where they say it all,
+// locate_tile). That keeps the whole thing one launch with no host
 // synchronization. A tile-family CTA keeps nothing of the scan but its own
 // group (locate_tile): no per-group shared memory, no search.
 //
@@ -91,6 +92,39 @@ QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
           before.s32 + inc.s32 - v.s32};
 }
 
+/// block_exclusive_scan of one 32-bit count (locate_tile's tile counts when
+/// the offsets are int32 and groups are padded to a multiple of 128): one
+/// shuffle per step instead of two per 64-bit field, one shared word per
+/// warp, and no second barrier: the caller alternates `s_part` between two
+/// buffers on successive passes, and a warp rewrites a buffer only two passes
+/// later, past the next pass's barrier, which every warp reaches only when
+/// done reading it.
+template <int THREADS>
+QCT_DEV u32 block_exclusive_scan_u32(u32 v, u32 &total, u32 *s_part) {
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "threads per block");
+  constexpr int W = THREADS / 32;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  u32 inc = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const u32 b = __shfl_up_sync(0xFFFFFFFFu, inc, o);
+    if (lane >= o)
+      inc += b;
+  }
+  if (lane == 31)
+    s_part[warp] = inc;
+  __syncthreads();
+  u32 before = 0;
+  total = 0;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const u32 x = s_part[w];
+    before += w < warp ? x : 0u;
+    total += x;
+  }
+  return before + inc - v;
+}
+
 /// Reads and validates the offsets and writes the padded offsets p[0..G] if
 /// the config asks: the row family's ragged work, done by one CTA (the tile
 /// family's is locate_tile). Returns false for bad offsets, after raising
@@ -162,7 +196,14 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
   OffT *poff = static_cast<OffT *>(args.padded_offsets);
   const i64 G = args.G;
   constexpr i64 P = Rag::pad;
+  // The scan is on the critical path of every CTA (its loads wait for the
+  // tile's tokens), and a ragged kernel runs one CTA per tile and K span:
+  // with int32 offsets padded to a multiple of 128 (both bundled ragged
+  // specs) only 32-bit tile counts are scanned (p = 128 t, s = 4 t), with one
+  // barrier per pass instead of two (block_exclusive_scan_u32).
+  constexpr bool kTiles32 = P % 128 == 0 && sizeof(OffT) == 4;
   __shared__ TileHit s_hit;
+  __shared__ u32 s_part[2][kTiles32 ? THREADS / 32 : 1];
   bool bad = G < 0 || off == nullptr;
   GroupSums carry = {0, 0, 0};
   if (threadIdx.x == 0)
@@ -172,7 +213,8 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
     // scan's barriers: one global round trip per CTA, not two).
     if (threadIdx.x == 0 && ((i64)off[0] != 0 || (i64)off[G] != M))
       bad = true;
-    for (i64 base = 0; base < G; base += THREADS) {
+    int parity = 0;
+    for (i64 base = 0; base < G; base += THREADS, parity ^= 1) {
       const i64 g = base + threadIdx.x;
       GroupSums v = {0, 0, 0};
       i64 lo = 0, n = 0;
@@ -185,9 +227,16 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
         const i64 np = n > 0 && !bad ? cdiv64(n, P) * P : 0;
         v = {np, cdiv64(np, 128), cdiv64(np, 32)};
       }
-      GroupSums tot;
-      const GroupSums ex =
-          block_exclusive_scan<THREADS, P % 128 == 0>(v, tot);
+      GroupSums tot, ex;
+      if constexpr (kTiles32) {
+        u32 t32;
+        const u32 e32 =
+            block_exclusive_scan_u32<THREADS>((u32)v.t128, t32, s_part[parity]);
+        ex = {128 * (i64)e32, (i64)e32, 4 * (i64)e32};
+        tot = {128 * (i64)t32, (i64)t32, 4 * (i64)t32};
+      } else {
+        ex = block_exclusive_scan<THREADS, P % 128 == 0>(v, tot);
+      }
       if (g < G) {
         const i64 p = carry.p + ex.p, t = carry.t128 + ex.t128;
         if (tile >= t && tile < t + v.t128) {
