@@ -52,6 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def first_line(e: Exception) -> str:
+    """An error's first line, for a config's recorded result (a compile error's full text carries
+    the NVRTC log and the source)."""
+    text = str(e)
+    return text.splitlines()[0] if text else ""
+
+
 def warn(message: str) -> None:
     print(f"qct tune: warning: {message}", file=sys.stderr, flush=True)
 
@@ -94,10 +101,11 @@ def run(args: argparse.Namespace) -> int:
 
 def current_best_code(entry: dict[str, Any], device_headers: str) -> str | None:
     """code_hash of the entry's best schedule as this runtime compiles it (NVRTC, for the arch the
-    entry was tuned for; no GPU needed), where the entry recorded one to compare with, was tuned
-    on another device library than device_headers and with the NVRTC this process loaded (another NVRTC makes other
-    code: a process that imports torch first may load torch's, as `qct tune` and `qct bench` do);
-    else None (the library's hash decides)."""
+    entry was tuned for; no GPU needed), or None, when the library's hash decides instead: the
+    entry recorded no code, was tuned on this device library (device_headers), or was compiled by
+    another NVRTC than this process loaded (which makes other code: a process that imports torch
+    first may load torch's, as `qct tune` and `qct bench` do), or its generated source is missing
+    or does not compile here."""
     from qct import runtime, tuning
     from qct.env import REPO_ROOT
 
@@ -182,15 +190,14 @@ def tune_one(args: argparse.Namespace) -> None:
         try:
             kernel = runtime.load(args.spec, schedule=schedule)
         except QctError as e:
-            return tuning.ConfigResult("compile_failed", error=str(e).splitlines()[0] if str(e) else "")
+            return tuning.ConfigResult("compile_failed", error=first_line(e))
         code = tuning.code_hash(kernel.cubin)
         case = verify.Case(verify_case_m, args.k, groups, seed=7,
                            schedule=tuple(sorted(schedule.items())), label="tune")
         try:
             result = verify.run_case(kernel, meta, case)
         except QctError as e:
-            return tuning.ConfigResult("launch_failed", error=str(e).splitlines()[0] if str(e) else "",
-                                       code=code)
+            return tuning.ConfigResult("launch_failed", error=first_line(e), code=code)
         if not result.ok:
             return tuning.ConfigResult("verify_failed", error="; ".join(result.problems[:3]),
                                        code=code)
