@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
+import numpy as np
 import pytest
 
 from qct.bench import ceiling
@@ -40,3 +41,40 @@ def test_kernels_move_the_bytes_they_claim(monkeypatch: pytest.MonkeyPatch) -> N
     out = torch.empty((K, M), dtype=torch.uint8)
     kernels["byte_col"][(M // 32, K // 64)](full, out, M, K, BM=32, BK=64)
     assert torch.equal(out, full.t())
+
+
+def test_ragged_tiles_pad_each_group() -> None:
+    """Groups of 0, 1, 128 and 130 tokens: tiles of 64 columns, each group padded to 128."""
+    token, tokens, index, columns = ceiling.ragged_tiles(np.array([0, 0, 1, 129, 259]), 64)
+    assert columns == 0 + 128 + 128 + 256
+    assert token.tolist() == [0, 64, 1, 65, 129, 193, 257, 321]
+    assert tokens.tolist() == [1, 0, 64, 64, 64, 64, 2, 0]
+    assert index.tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+def test_ragged_kernel_pads_with_zeros(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nibble_col_tiles under Triton's interpreter against torch: each group's tokens transposed
+    to its padded columns, the padding zero."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setitem(sys.modules, "qct.bench.ceiling_kernels", None)
+    del sys.modules["qct.bench.ceiling_kernels"]
+    kernels = importlib.import_module("qct.bench.ceiling_kernels")
+    K = 128
+    offsets = np.array([0, 3, 3, 40, 64])
+    M = int(offsets[-1])
+    src = torch.randint(0, 256, (M, K // 2), dtype=torch.uint8)
+    codes = torch.stack((src & 0xF, src >> 4), dim=-1).reshape(M, K)
+    token, tokens, index, columns = ceiling.ragged_tiles(offsets, 32)
+    out = torch.full((K, columns), 0xAB, dtype=torch.uint8)
+    kernels.nibble_col_tiles[(len(token), K // 2 // 64)](
+        src, out, torch.from_numpy(token), torch.from_numpy(tokens), torch.from_numpy(index),
+        columns, K // 2, BM=32, BK2=64)
+    want = torch.zeros((K, columns), dtype=torch.uint8)
+    col = 0
+    for g in range(len(offsets) - 1):
+        o, n = int(offsets[g]), int(offsets[g + 1] - offsets[g])
+        want[:, col:col + n] = codes[o:o + n].t()
+        col += -(-n // ceiling.PAD) * ceiling.PAD
+    assert torch.equal(out, want)

@@ -8,7 +8,12 @@ swept over their block shapes:
 
 - `nibble_row`: packed nibbles [M, K/2] -> one byte per nibble [M, K] (the row kernel's bytes);
 - `nibble_col`: the same bytes written transposed, [K, M] (the mxfp4 -> fp8 col kernel's bytes);
-- `byte_col`: bytes [M, K] -> [K, M].
+- `byte_col`: bytes [M, K] -> [K, M];
+- `nibble_col_ragged G`: nibble_col over the bench's G ragged groups (the same offsets, from the
+  same seed), each group padded to 128 columns with zeros: the ragged col kernel's bytes, from a
+  tile list computed on the host (no group lookup on the GPU). Its GB/s against nibble_col's is
+  how far the ragged data movement alone stays from the dense one (the target compares the two
+  kernels' GB/s).
 
 It prints every block shape's µs, GB/s and % of the copy bandwidth of the same run (timing.py:
 CUDA events, median, rotated inputs), then each kernel's best. BM is a tile's tokens, BK its
@@ -22,14 +27,83 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from typing import Any, Callable
 
-from qct.bench import timing
+import numpy as np
+
+from qct import inputs
+from qct.bench import suite, timing
+
+# Block shapes swept for every kernel: tokens per tile, source bytes per token row, warps.
+SHAPES = list(itertools.product((64, 128, 256), (32, 64, 128), (4, 8)))
+# Groups are padded to this many columns, as in the bundled ragged specs.
+PAD = 128
+
+
+def ragged_tiles(offsets: np.ndarray, bm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The tile list of nibble_col_tiles for groups at `offsets` padded to PAD columns, in tiles of
+    `bm` columns (bm divides PAD): each tile's first token, its tokens (0..bm) and its index (its
+    first column / bm); and the padded columns in all."""
+    token, tokens, index = [], [], []
+    col = 0
+    for g in range(len(offsets) - 1):
+        o, n = int(offsets[g]), int(offsets[g + 1] - offsets[g])
+        padded = -(-n // PAD) * PAD
+        for s in range(0, padded, bm):
+            token.append(o + s)
+            tokens.append(min(max(n - s, 0), bm))
+            index.append((col + s) // bm)
+        col += padded
+    return (np.asarray(token, dtype=np.int32), np.asarray(tokens, dtype=np.int32),
+            np.asarray(index, dtype=np.int32), col)
+
+
+def parse_groups(text: str) -> list[int]:
+    """--groups: group counts, comma-separated; empty for none."""
+    try:
+        groups = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--groups takes group counts like 32,256; got {text!r}")
+    if any(g < 1 for g in groups):
+        raise argparse.ArgumentTypeError(f"--groups takes positive group counts; got {text!r}")
+    return groups
+
+
+def sweep(torch: Any, spin: timing.SpinCalibration, name: str, nbytes: int, copy_gbps: float,
+          launcher: Callable[[int, int, int], Callable[[int], None]],
+          shapes: list[tuple[int, int, int]] = SHAPES) -> tuple[float, str] | None:
+    """Times `launcher(bm, bk, warps)` at every block shape, prints each, and returns the best
+    (µs, label), or None if none ran."""
+    best: tuple[float, str] | None = None
+    for bm, bk, warps in shapes:
+        label = f"BM={bm} BK={bk} warps={warps}"
+        try:
+            t = timing.time_launches(torch, spin, launcher(bm, bk, warps), iters=30)
+        except Exception as e:  # a block shape Triton cannot lower: skip it, say so
+            print(f"  {name} {label}: skipped ({type(e).__name__})")
+            continue
+        gb = timing.gbps(nbytes, t.median_us)
+        print(f"  {name:<11} {label:<26} {t.median_us:8.1f} us {gb:6.0f} GB/s "
+              f"{100 * gb / copy_gbps:5.1f}% copy", flush=True)
+        if best is None or t.median_us < best[0]:
+            best = (t.median_us, label)
+    if best is None:
+        print(f"{name}: no block shape ran")
+    else:
+        gb = timing.gbps(nbytes, best[0])
+        print(f"{name:<11} best {best[1]:<21} {best[0]:8.1f} us {gb:6.0f} GB/s "
+              f"{100 * gb / copy_gbps:5.1f}% copy", flush=True)
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m qct.bench.ceiling", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m qct.bench.ceiling", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--m", type=int, default=32768, help="tokens (default 32768)")
     parser.add_argument("--k", type=int, default=7168, help="features (default 7168)")
+    parser.add_argument("--groups", type=parse_groups, default=[32, 256],
+                        help="ragged group counts for nibble_col_ragged, comma-separated "
+                             "(default 32,256; '' for none)")
     args = parser.parse_args(argv)
     if args.m <= 0 or args.k <= 0 or args.m % 256 or args.k % 256:
         print(f"ceiling: --m and --k must be positive multiples of 256; got {args.m}, {args.k}",
@@ -50,9 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"copy {copy_gbps:.0f} GB/s; M={M} K={K}")
     from qct.bench import ceiling_kernels
 
-    kernels = ceiling_kernels.KERNELS
     l2 = timing.l2_bytes(torch)
-    for name, kern in kernels.items():
+    dense_gbps = None
+    for name, kern in ceiling_kernels.KERNELS.items():
         nibbles = name.startswith("nibble")
         in_shape = (M, K // 2) if nibbles else (M, K)
         out_shape = (M, K) if name == "nibble_row" else (K, M)
@@ -61,34 +135,44 @@ def main(argv: list[str] | None = None) -> int:
         srcs = [torch.randint(0, 256, in_shape, dtype=torch.uint8, device="cuda")
                 for _ in range(sets)]
         dsts = [torch.empty(out_shape, dtype=torch.uint8, device="cuda") for _ in range(sets)]
-        best: tuple[float, str] | None = None
-        for bm, bk, warps in itertools.product((64, 128, 256), (32, 64, 128), (4, 8)):
+
+        def launcher(bm: int, bk: int, warps: int, kern: Any = kern, nibbles: bool = nibbles,
+                     in_shape: tuple[int, int] = in_shape) -> Callable[[int], None]:
             grid = (M // bm, in_shape[1] // bk)
-
             blocks = {"BM": bm, ("BK2" if nibbles else "BK"): bk}
+            return lambda i: kern[grid](srcs[i % sets], dsts[i % sets], M, in_shape[1],
+                                        **blocks, num_warps=warps)
 
-            def launch(i: int, grid: tuple[int, int] = grid, blocks: dict = blocks,
-                       warps: int = warps) -> None:
-                kern[grid](srcs[i % sets], dsts[i % sets], M, in_shape[1], **blocks,
-                           num_warps=warps)
+        best = sweep(torch, spin, name, nbytes, copy_gbps, launcher)
+        if name == "nibble_col" and best is not None:
+            dense_gbps = timing.gbps(nbytes, best[0])
+        del srcs, dsts
+        torch.cuda.empty_cache()
 
-            try:
-                t = timing.time_launches(torch, spin, launch, iters=30)
-            except Exception as e:  # a block shape Triton cannot lower: skip it, say so
-                print(f"  {name} BM={bm} BK={bk} warps={warps}: skipped ({type(e).__name__})")
-                continue
-            label = f"BM={bm} BK={bk} warps={warps}"
-            gb = timing.gbps(nbytes, t.median_us)
-            print(f"  {name:<11} {label:<26} {t.median_us:8.1f} us {gb:6.0f} GB/s "
-                  f"{100 * gb / copy_gbps:5.1f}% copy")
-            if best is None or t.median_us < best[0]:
-                best = (t.median_us, label)
-        if best is None:
-            print(f"{name}: no block shape ran")
-        else:
-            gb = timing.gbps(nbytes, best[0])
-            print(f"{name:<11} best {best[1]:<21} {best[0]:8.1f} us {gb:6.0f} GB/s "
-                  f"{100 * gb / copy_gbps:5.1f}% copy")
+    for groups in args.groups:
+        offsets = inputs.ragged_offsets(np.random.default_rng(suite.SEED + 1), M, groups)
+        name = f"nibble_col_ragged {groups}"
+        columns = ragged_tiles(offsets, PAD)[3]
+        nbytes = M * (K // 2) + K * columns
+        sets = timing.rotation_sets(nbytes, l2)
+        srcs = [torch.randint(0, 256, (M, K // 2), dtype=torch.uint8, device="cuda")
+                for _ in range(sets)]
+        dsts = [torch.empty((K, columns), dtype=torch.uint8, device="cuda") for _ in range(sets)]
+        print(f"{name}: {columns} padded columns ({columns / M:.3f} M), "
+              f"{K * columns / nbytes:.0%} of the bytes written")
+
+        def ragged_launcher(bm: int, bk: int, warps: int) -> Callable[[int], None]:
+            tiles = [torch.from_numpy(a).cuda() for a in ragged_tiles(offsets, bm)[:3]]
+            grid = (len(tiles[0]), (K // 2) // bk)
+            return lambda i: ceiling_kernels.nibble_col_tiles[grid](
+                srcs[i % sets], dsts[i % sets], *tiles, columns, K // 2, BM=bm, BK2=bk,
+                num_warps=warps)
+
+        # A tile must not straddle two groups: BM divides the padding.
+        best = sweep(torch, spin, name, nbytes, copy_gbps, ragged_launcher,
+                     [s for s in SHAPES if PAD % s[0] == 0])
+        if best is not None and dense_gbps:
+            print(f"{name}: {timing.gbps(nbytes, best[0]) / dense_gbps:.3f}x nibble_col's GB/s")
         del srcs, dsts
         torch.cuda.empty_cache()
     return 0

@@ -92,8 +92,8 @@ QCT_DEV GroupSums block_exclusive_scan(GroupSums v, GroupSums &total) {
           before.s32 + inc.s32 - v.s32};
 }
 
-/// block_exclusive_scan of one 32-bit count (locate_tile's tile counts when
-/// the offsets are int32 and groups are padded to a multiple of 128): one
+/// block_exclusive_scan of one 32-bit count (locate_tile_u32's tile counts,
+/// when the offsets are int32 and groups are padded to a multiple of 128): one
 /// shuffle per step instead of two per 64-bit field, one shared word per
 /// warp, and no second barrier: the caller alternates `s_part` between two
 /// buffers on successive passes, and a warp rewrites a buffer only two passes
@@ -182,90 +182,169 @@ struct TileHit {
   bool found;
 };
 
+/// locate_tile where the offsets are int32 and groups are padded to a
+/// multiple of 128 (both bundled ragged specs): a group's tiles say it all
+/// (p = 128 t, s = 4 t, np = 128 tiles), so everything up to the result is
+/// 32-bit: one shuffle per scan step (block_exclusive_scan_u32), 32-bit
+/// validation and tile counts, and the hit published as one 16-byte shared
+/// store that every thread reads back with one load. The scan sits on every
+/// ragged CTA's critical path (its loads wait for the tile's tokens, and
+/// there is one CTA per tile and K span) and its instructions issue beside
+/// the other resident CTAs' conversions: a second lookup per CTA cost 7 us
+/// of 112 at 32 groups and 17 of 152 at 256 (docs/performance.md).
+template <typename Rag, int THREADS>
+QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
+                             bool write, TileHit &hit) {
+  static_assert(Rag::pad % 128 == 0 && sizeof(typename Rag::offset_t) == 4,
+                "int32 offsets, groups padded to a multiple of 128");
+  constexpr u32 P = (u32)Rag::pad;
+  const int *off = static_cast<const int *>(args.offsets);
+  int *poff = static_cast<int *>(args.padded_offsets);
+  const i64 G = args.G;
+  // The tile's group: first token, tokens, first tile, tiles (0: no group
+  // holds the tile, the capacity tail).
+  __shared__ int4 s_hit;
+  __shared__ u32 s_part[2][THREADS / 32];
+  bool bad = G < 0 || off == nullptr;
+  u32 carry = 0;
+  if (threadIdx.x == 0)
+    s_hit = make_int4(0, 0, 0, 0);
+  if (!bad) {
+    // Thread 0's end checks load both ends with the first groups' offsets
+    // and test them after the scan: one global round trip per CTA. (Tested
+    // where they were loaded, with ||, they were three in a row for warp 0,
+    // which the whole CTA waits for at the scan's barrier.)
+    int first = 0, last = 0;
+    if (threadIdx.x == 0) {
+      first = off[0];
+      last = off[G];
+    }
+    int parity = 0;
+    for (i64 base = 0; base < G; base += THREADS, parity ^= 1) {
+      const i64 g = base + threadIdx.x;
+      int lo = 0, hi = 0;
+      if (g < G) {
+        lo = off[g];
+        hi = off[g + 1];
+        if (lo < 0 || hi < lo || (i64)hi > M)
+          bad = true;
+      }
+      // A thread that saw bad offsets counts nothing (as the 64-bit path).
+      const u32 n = bad ? 0u : (u32)(hi - lo);
+      const u32 tiles = (n + P - 1) / P * (P / 128);
+      u32 total;
+      const u32 t = carry + block_exclusive_scan_u32<THREADS>(tiles, total,
+                                                              s_part[parity]);
+      if (g < G) {
+        // Exactly one group holds a tile below t[G] (its tiles are
+        // [t, t + tiles)).
+        if (tile >= (i64)t && tile < (i64)t + tiles)
+          s_hit = make_int4(lo, (int)n, (int)t, (int)tiles);
+        if (Rag::write_padded && write && poff)
+          poff[g] = (int)(128 * t);
+      }
+      carry += total;
+    }
+    if (threadIdx.x == 0) {
+      if ((first != 0) | ((i64)last != M))
+        bad = true;
+      if (Rag::write_padded && write && poff)
+        poff[G] = (int)(128 * carry);
+    }
+  }
+  bad = __syncthreads_or(bad) != 0; // also publishes s_hit
+  if (bad && threadIdx.x == 0 && args.error_flag)
+    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  const int4 h = s_hit;
+  const i64 t = (u32)h.z, tiles = (u32)h.w;
+  hit.o = h.x;
+  hit.n = h.y;
+  hit.t = t;
+  hit.p = 128 * t;
+  hit.s = 4 * t;
+  hit.np = 128 * tiles;
+  hit.found = tiles != 0;
+  hit.total = {128 * (i64)carry, (i64)carry, 4 * (i64)carry};
+  return !bad;
+}
+
 /// scan_groups for one tile: validates the offsets, writes the padded
 /// offsets if asked (`write`), and instead of keeping the G+1 prefix sums in
 /// shared memory and binary-searching them, the thread whose group holds
 /// tile index `tile` publishes that group (the scan already passes every
 /// group through some thread). Returns false for bad offsets, after raising
-/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing.
+/// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing. With int32 offsets
+/// and groups padded to a multiple of 128: locate_tile_u32.
 template <typename Rag, int THREADS>
 QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
                          bool write, TileHit &hit) {
   using OffT = typename Rag::offset_t;
-  const OffT *off = static_cast<const OffT *>(args.offsets);
-  OffT *poff = static_cast<OffT *>(args.padded_offsets);
-  const i64 G = args.G;
   constexpr i64 P = Rag::pad;
-  // The scan is on the critical path of every CTA (its loads wait for the
-  // tile's tokens), and a ragged kernel runs one CTA per tile and K span:
-  // with int32 offsets padded to a multiple of 128 (both bundled ragged
-  // specs) only 32-bit tile counts are scanned (p = 128 t, s = 4 t), with one
-  // barrier per pass instead of two (block_exclusive_scan_u32).
-  constexpr bool kTiles32 = P % 128 == 0 && sizeof(OffT) == 4;
-  __shared__ TileHit s_hit;
-  __shared__ u32 s_part[2][kTiles32 ? THREADS / 32 : 1];
-  bool bad = G < 0 || off == nullptr;
-  GroupSums carry = {0, 0, 0};
-  if (threadIdx.x == 0)
-    s_hit.found = false;
-  if (!bad) {
-    // The end checks' loads go out with the first groups' (not after the
-    // scan's barriers: one global round trip per CTA, not two).
-    if (threadIdx.x == 0 && ((i64)off[0] != 0 || (i64)off[G] != M))
-      bad = true;
-    int parity = 0;
-    for (i64 base = 0; base < G; base += THREADS, parity ^= 1) {
-      const i64 g = base + threadIdx.x;
-      GroupSums v = {0, 0, 0};
-      i64 lo = 0, n = 0;
-      if (g < G) {
-        lo = (i64)off[g];
-        const i64 hi = (i64)off[g + 1];
-        n = hi - lo;
-        if (n < 0 || lo < 0 || hi > M)
-          bad = true;
-        const i64 np = n > 0 && !bad ? cdiv64(n, P) * P : 0;
-        v = {np, cdiv64(np, 128), cdiv64(np, 32)};
+  if constexpr (P % 128 == 0 && sizeof(OffT) == 4) {
+    return locate_tile_u32<Rag, THREADS>(args, M, tile, write, hit);
+  } else {
+    const OffT *off = static_cast<const OffT *>(args.offsets);
+    OffT *poff = static_cast<OffT *>(args.padded_offsets);
+    const i64 G = args.G;
+    __shared__ TileHit s_hit;
+    bool bad = G < 0 || off == nullptr;
+    GroupSums carry = {0, 0, 0};
+    if (threadIdx.x == 0)
+      s_hit.found = false;
+    if (!bad) {
+      OffT first = 0, last = 0; // thread 0's end checks, as locate_tile_u32
+      if (threadIdx.x == 0) {
+        first = off[0];
+        last = off[G];
       }
-      GroupSums tot, ex;
-      if constexpr (kTiles32) {
-        u32 t32;
-        const u32 e32 =
-            block_exclusive_scan_u32<THREADS>((u32)v.t128, t32, s_part[parity]);
-        ex = {128 * (i64)e32, (i64)e32, 4 * (i64)e32};
-        tot = {128 * (i64)t32, (i64)t32, 4 * (i64)t32};
-      } else {
-        ex = block_exclusive_scan<THREADS, P % 128 == 0>(v, tot);
-      }
-      if (g < G) {
-        const i64 p = carry.p + ex.p, t = carry.t128 + ex.t128;
-        if (tile >= t && tile < t + v.t128) {
-          // Exactly one group holds a tile below t[G] (its tiles are
-          // [t, t + tiles)); shared memory was zeroed by nobody else.
-          s_hit.o = lo;
-          s_hit.p = p;
-          s_hit.t = t;
-          s_hit.s = carry.s32 + ex.s32;
-          s_hit.n = n;
-          s_hit.np = v.p;
-          s_hit.found = true;
+      for (i64 base = 0; base < G; base += THREADS) {
+        const i64 g = base + threadIdx.x;
+        GroupSums v = {0, 0, 0};
+        i64 lo = 0, n = 0;
+        if (g < G) {
+          lo = (i64)off[g];
+          const i64 hi = (i64)off[g + 1];
+          n = hi - lo;
+          if (n < 0 || lo < 0 || hi > M)
+            bad = true;
+          const i64 np = n > 0 && !bad ? cdiv64(n, P) * P : 0;
+          v = {np, cdiv64(np, 128), cdiv64(np, 32)};
         }
-        if (Rag::write_padded && write && poff)
-          poff[g] = (OffT)p;
+        GroupSums tot;
+        const GroupSums ex =
+            block_exclusive_scan<THREADS, P % 128 == 0>(v, tot);
+        if (g < G) {
+          const i64 p = carry.p + ex.p, t = carry.t128 + ex.t128;
+          if (tile >= t && tile < t + v.t128) {
+            s_hit.o = lo;
+            s_hit.p = p;
+            s_hit.t = t;
+            s_hit.s = carry.s32 + ex.s32;
+            s_hit.n = n;
+            s_hit.np = v.p;
+            s_hit.found = true;
+          }
+          if (Rag::write_padded && write && poff)
+            poff[g] = (OffT)p;
+        }
+        carry.p += tot.p;
+        carry.t128 += tot.t128;
+        carry.s32 += tot.s32;
       }
-      carry.p += tot.p;
-      carry.t128 += tot.t128;
-      carry.s32 += tot.s32;
+      if (threadIdx.x == 0) {
+        if (((i64)first != 0) | ((i64)last != M))
+          bad = true;
+        if (Rag::write_padded && write && poff)
+          poff[G] = (OffT)carry.p;
+      }
     }
-    if (threadIdx.x == 0 && Rag::write_padded && write && poff)
-      poff[G] = (OffT)carry.p;
+    bad = __syncthreads_or(bad) != 0; // also publishes s_hit
+    if (bad && threadIdx.x == 0 && args.error_flag)
+      atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+    hit = s_hit;
+    hit.total = carry;
+    return !bad;
   }
-  bad = __syncthreads_or(bad) != 0; // also publishes s_hit
-  if (bad && threadIdx.x == 0 && args.error_flag)
-    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
-  hit = s_hit;
-  hit.total = carry;
-  return !bad;
 }
 
 } // namespace dev
