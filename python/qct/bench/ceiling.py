@@ -31,13 +31,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from qct import inputs
-from qct.bench import suite, timing
+from qct import verify
+from qct.bench import floor, suite, timing
 
 # Block shapes swept for every kernel: tokens per tile, source bytes per token row, warps.
 SHAPES = list(itertools.product((64, 128, 256), (32, 64, 128), (4, 8)))
 # Groups are padded to this many columns, as in the bundled ragged specs.
 PAD = 128
+# What verify.make_offsets reads of a ragged kernel's metadata (the bundled specs' int32 offsets).
+RAGGED_META = {"spec": {"ragged": {"offsets_dtype": "int32", "pad_groups_to": PAD}}}
 
 
 def ragged_tiles(offsets: np.ndarray, bm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -48,7 +50,7 @@ def ragged_tiles(offsets: np.ndarray, bm: int) -> tuple[np.ndarray, np.ndarray, 
     col = 0
     for g in range(len(offsets) - 1):
         o, n = int(offsets[g]), int(offsets[g + 1] - offsets[g])
-        padded = -(-n // PAD) * PAD
+        padded = floor.rup(n, PAD)
         for s in range(0, padded, bm):
             token.append(o + s)
             tokens.append(min(max(n - s, 0), bm))
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.cuda.empty_cache()
 
     for groups in args.groups:
-        offsets = inputs.ragged_offsets(np.random.default_rng(suite.SEED + 1), M, groups)
+        # The bench's offsets for this shape (suite.shape_inputs), from the same seed.
+        offsets = verify.make_offsets(RAGGED_META, M, groups, suite.SEED)
         name = f"nibble_col_ragged {groups}"
         columns = ragged_tiles(offsets, PAD)[3]
         nbytes = M * (K // 2) + K * columns
