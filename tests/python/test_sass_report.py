@@ -1,0 +1,78 @@
+"""tools/sass-report compiles a generated kernel the way the runtime does (NVRTC, through
+qct.runtime.Kernel) and disassembles it: schedule knobs become the schedule, other -D defines extra
+NVRTC options, and bad input exits non-zero with a message. Needs the runtime library (NVRTC) and
+nvdisasm, not a GPU; skips without them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from qct import _ffi
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = REPO / "tools" / "sass-report"
+KERNEL = REPO / "generated" / "mxfp4_to_fp8_e4m3_col_mn.cu"
+
+
+def _nvdisasm() -> str | None:
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    candidate = Path(list(nvidia.__path__)[0]) / "cu13" / "bin" / "nvdisasm"
+    return str(candidate) if candidate.is_file() else None
+
+
+pytestmark = pytest.mark.skipif(
+    _nvdisasm() is None or not _ffi.library_path().is_file(),
+    reason="needs nvdisasm (pip install nvidia-cuda-nvdisasm) and the runtime built (tools/build)")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QCT_BUILD_DIR=str(_ffi.build_dir()))
+    return subprocess.run([str(TOOL), *args], capture_output=True, text=True, env=env,
+                          timeout=300, check=False)
+
+
+def test_reports_the_runtime_build_of_a_schedule(tmp_path: Path) -> None:
+    r = _run(str(KERNEL), "-DQCT_K_TILES=1",
+             "-DQCT_EXPERIMENT_UNUSED=1", "--dump")
+    assert r.returncode == 0, r.stderr
+    head = r.stdout.splitlines()[0]
+    assert head.startswith("qct_mxfp4_to_fp8_e4m3_col_mn (")
+    assert "-DQCT_K_TILES=1" in head and "-DQCT_EXPERIMENT_UNUSED=1" in head
+    assert "0 bytes spill stores" in head
+    assert "SASS instructions:" in r.stdout
+    # The dump is the machine code the runtime runs: nvcc's, which the tool used before, differed
+    # (it split the mn_major scale quads' 16-byte stores into 4-byte ones).
+    from qct import runtime
+
+    kernel = runtime.Kernel(KERNEL, KERNEL.with_suffix(".json"), arch="sm_90a",
+                            disable_cache=True, schedule={"QCT_K_TILES": 1},
+                            extra_nvrtc_options=["-DQCT_EXPERIMENT_UNUSED=1"])
+    cubin = tmp_path / "k.cubin"
+    cubin.write_bytes(kernel.cubin)
+    sass = subprocess.run([str(_nvdisasm()), str(cubin)], capture_output=True, text=True,
+                          check=True).stdout
+    assert "STG.E.128" in sass and sass in r.stdout
+
+
+def test_illegal_knob_value_is_an_error() -> None:
+    r = _run(str(KERNEL), "-DQCT_K_TILES=3")
+    assert r.returncode == 1
+    assert "QCT_K_TILES=3 is not a legal value" in r.stderr
+
+
+def test_missing_kernel_and_unknown_argument() -> None:
+    r = _run(str(REPO / "generated" / "no_such_kernel.cu"))
+    assert r.returncode == 2 and "no_such_kernel.json" in r.stderr
+    r = _run(str(KERNEL), "--sass")
+    assert r.returncode == 2 and "unknown argument '--sass'" in r.stderr
