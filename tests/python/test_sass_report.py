@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,15 +52,21 @@ def test_reports_the_runtime_build_of_a_schedule(tmp_path: Path) -> None:
     assert "-DQCT_K_TILES=1" in head and "-DQCT_EXPERIMENT_UNUSED=1" in head
     assert "0 bytes spill stores" in head
     assert "SASS instructions:" in r.stdout
-    # The dump is the machine code the runtime runs: nvcc's, which the tool used before, differed
-    # (it split the mn_major scale quads' 16-byte stores into 4-byte ones).
-    from qct import runtime
-
-    kernel = runtime.Kernel(KERNEL, KERNEL.with_suffix(".json"), arch="sm_90a",
-                            disable_cache=True, schedule={"QCT_K_TILES": 1},
-                            extra_nvrtc_options=["-DQCT_EXPERIMENT_UNUSED=1"])
+    # The dump is the machine code the runtime builds (nvcc's, which the tool used before, can
+    # differ: bf16 -> fp8 row + col had 2192 instructions there against NVRTC's 2248). Compiled
+    # in a fresh process like the tool's: in this one an earlier test may have loaded another
+    # NVRTC (a pip wheel's), which the runtime's dlopen would then pick.
     cubin = tmp_path / "k.cubin"
-    cubin.write_bytes(kernel.cubin)
+    compile_cubin = (
+        "import sys; from pathlib import Path; from qct import runtime; "
+        "cu = Path(sys.argv[1]); "
+        "k = runtime.Kernel(cu, cu.with_suffix('.json'), arch='sm_90a', disable_cache=True, "
+        "schedule={'QCT_K_TILES': 1}, extra_nvrtc_options=['-DQCT_EXPERIMENT_UNUSED=1']); "
+        "Path(sys.argv[2]).write_bytes(k.cubin)")
+    env = dict(os.environ, QCT_BUILD_DIR=str(_ffi.build_dir()),
+               PYTHONPATH=str(REPO / "python"))
+    subprocess.run([sys.executable, "-c", compile_cubin, str(KERNEL), str(cubin)], env=env,
+                   check=True, timeout=300)
     sass = subprocess.run([str(_nvdisasm()), str(cubin)], capture_output=True, text=True,
                           check=True).stdout
     assert "STG.E.128" in sass and sass in r.stdout
