@@ -264,10 +264,13 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// Stores the mn_major block scales of an aligned col output for the tile's
 /// features k0..k0+TILE_K (g owns the 128-block: g.nb > 0). They are
 /// contiguous (element g.sb * rup(K, 4) + kf), and all 32 features of an MX
-/// block share one scale (its bmax, bmax_of(block)), so each thread writes 4
-/// features' scales with one 16-byte store: whole 32-byte sectors, TILE_K / 4
-/// lanes, instead of one 4-byte store per feature from the lanes of the
-/// column runs (partial sectors, 4 per warp store).
+/// block share one scale (its bmax, bmax_of(block)), so TILE_K / 4 lanes
+/// each write 4 features' scales as soon as the block exponents are known,
+/// instead of one 4-byte store per feature from the lanes of the column runs.
+/// NVRTC (and nvcc) compile the uint4 store of four equal words as four
+/// 4-byte stores; one 16-byte store (PTX st.global.v4) was slower on the
+/// H200: ragged +4%, dense no faster at M = 32768
+/// (docs/perf/probe-2026-11-30-session14.log section 3).
 template <int EMAX, int THREADS, int TILE_K, typename BmaxOf>
 QCT_DEV void store_aligned_scale_quads(void *scales, const ColStoreGeom &g,
                                        i64 k0, const BmaxOf &bmax_of) {
@@ -373,8 +376,8 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
       if (!first)
         __syncthreads(); // the previous output's reads are done
       first = false;
-      // mn_major scales: whole sectors from a quarter of the lanes, before
-      // the conversion (store_aligned_scale_quads); row_major ones below,
+      // mn_major scales: from a quarter of the lanes, before the
+      // conversion (store_aligned_scale_quads); row_major ones below,
       // with the column runs, or after the CTA's tiles (MBUF).
       constexpr bool kQuads = O::scale_layout == ScaleLayout::mn_major;
       if constexpr (kQuads)
