@@ -268,9 +268,10 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
 /// each write 4 features' scales as soon as the block exponents are known,
 /// instead of one 4-byte store per feature from the lanes of the column runs.
 /// NVRTC (and nvcc) compile the uint4 store of four equal words as four
-/// 4-byte stores; one 16-byte store (PTX st.global.v4) was slower on the
-/// H200: ragged +4%, dense no faster at M = 32768
-/// (docs/perf/probe-2026-11-30-session14.log section 3).
+/// 4-byte stores. On the H200 the width did not matter: two 8-byte PTX
+/// stores, streaming stores or one 4-byte store per lane ran within 0.6 us,
+/// and a 16-byte PTX store with a "memory" clobber 4% slower in the ragged
+/// kernel (docs/perf/probe-2026-11-30-session14.log sections 3 and 5).
 template <int EMAX, int THREADS, int TILE_K, typename BmaxOf>
 QCT_DEV void store_aligned_scale_quads(void *scales, const ColStoreGeom &g,
                                        i64 k0, const BmaxOf &bmax_of) {
