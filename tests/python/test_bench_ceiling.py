@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from qct.bench import ceiling
+from qct.bench import ceiling, floor
 
 
 @pytest.mark.parametrize("argv", [["--m", "1000"], ["--k", "7000"], ["--m", "0"]])
@@ -76,5 +76,5 @@ def test_ragged_kernel_pads_with_zeros(monkeypatch: pytest.MonkeyPatch) -> None:
     for g in range(len(offsets) - 1):
         o, n = int(offsets[g]), int(offsets[g + 1] - offsets[g])
         want[:, col:col + n] = codes[o:o + n].t()
-        col += -(-n // ceiling.PAD) * ceiling.PAD
+        col += floor.rup(n, ceiling.PAD)
     assert torch.equal(out, want)

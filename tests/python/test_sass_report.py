@@ -6,7 +6,6 @@ nvdisasm, not a GPU; skips without them."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,26 +13,15 @@ from pathlib import Path
 import pytest
 
 from qct import _ffi
+from qct.bench import sass
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL = REPO / "tools" / "sass-report"
 KERNEL = REPO / "generated" / "mxfp4_to_fp8_e4m3_col_mn.cu"
 
 
-def _nvdisasm() -> str | None:
-    found = shutil.which("nvdisasm")
-    if found:
-        return found
-    try:
-        import nvidia  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    candidate = Path(list(nvidia.__path__)[0]) / "cu13" / "bin" / "nvdisasm"
-    return str(candidate) if candidate.is_file() else None
-
-
 pytestmark = pytest.mark.skipif(
-    _nvdisasm() is None or not _ffi.library_path().is_file(),
+    sass.nvdisasm() is None or not _ffi.library_path().is_file(),
     reason="needs nvdisasm (pip install nvidia-cuda-nvdisasm) and the runtime built (tools/build)")
 
 
@@ -67,9 +55,9 @@ def test_reports_the_runtime_build_of_a_schedule(tmp_path: Path) -> None:
                PYTHONPATH=str(REPO / "python"))
     subprocess.run([sys.executable, "-c", compile_cubin, str(KERNEL), str(cubin)], env=env,
                    check=True, timeout=300)
-    sass = subprocess.run([str(_nvdisasm()), str(cubin)], capture_output=True, text=True,
+    dump = subprocess.run([str(sass.nvdisasm()), str(cubin)], capture_output=True, text=True,
                           check=True).stdout
-    assert "STG.E.128" in sass and sass in r.stdout
+    assert "STG.E.128" in dump and dump in r.stdout
 
 
 def test_illegal_knob_value_is_an_error() -> None:

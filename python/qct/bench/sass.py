@@ -22,6 +22,20 @@ def cuobjdump() -> str | None:
     return shutil.which("cuobjdump")
 
 
+def nvdisasm() -> str | None:
+    """nvdisasm on PATH, else the one pip's nvidia-cuda-nvdisasm puts under
+    site-packages/nvidia/cu13/bin (the CUDA 13 toolkit here has none); None if neither."""
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    candidate = Path(list(nvidia.__path__)[0]) / "cu13" / "bin" / "nvdisasm"
+    return str(candidate) if candidate.is_file() else None
+
+
 def opcodes(sass_text: str) -> list[str]:
     return [m.group(1) for m in _INSTRUCTION.finditer(sass_text)]
 
