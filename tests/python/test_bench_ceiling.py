@@ -78,3 +78,14 @@ def test_ragged_kernel_pads_with_zeros(monkeypatch: pytest.MonkeyPatch) -> None:
         want[:, col:col + n] = codes[o:o + n].t()
         col += floor.rup(n, ceiling.PAD)
     assert torch.equal(out, want)
+
+
+def test_only_shapes_that_tile_the_source_run() -> None:
+    """A block shape runs only where its tiles cover the source exactly (the kernels have no
+    masks): at K = 7168 nibbles (3584 source bytes per row) 256-byte tiles fit, at K = 6912
+    (3456 bytes) they do not, and 256-token tiles need M to be a multiple of 256."""
+    assert (64, 256, 16) in ceiling.tiling(ceiling.SHAPES, 32768, 7168 // 2)
+    narrow = ceiling.tiling(ceiling.SHAPES, 32768, 6912 // 2)
+    assert narrow and all(bk <= 128 for _, bk, _ in narrow)
+    assert (64, 128, 8) in narrow
+    assert all(bm < 256 for bm, _, _ in ceiling.tiling(ceiling.SHAPES, 128 * 3, 7168 // 2))
