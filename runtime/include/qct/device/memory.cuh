@@ -80,11 +80,57 @@ QCT_DEV void store_words(void *p, const u32 *w) {
 #define QCT_L2_SCALE_HINT 1
 #endif
 
-/// The L2 evict_last cache policy of store_partial_scale(s).
+/// The L2 evict_last cache policy of store_partial_scale(s) and
+/// load_shared_scale.
 QCT_DEV unsigned long long l2_evict_last_policy() {
   unsigned long long pol;
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
   return pol;
+}
+
+// Source scales that CTAs of other K tiles read too. A tile family CTA reads,
+// for each token row of its tile, the MX scale bytes of its K span: part of a
+// 32-byte sector whose other parts the CTAs of the next K tiles read (4 tiles
+// of 256 features, 8 of 128). In the hardware order those CTAs start a grid
+// row (cdiv(M, 128) CTAs) apart, and the sector was often evicted from L2
+// before its last reader came: Nsight Compute counted 129.6 MB of DRAM reads
+// for the mn_major mxfp4 -> fp8 col kernel against the 124.7 MB of its source
+// and scales. Loaded with L2 eviction priority evict_last, the line waits for
+// the other readers. On the H200 (M = 32768, K = 7168, tuned schedule) that
+// kernel ran 101.1 against 103.9 us, its ragged twin 148.7 against 151.0 at
+// 256 groups (docs/perf/probe-2026-11-30-session15.log section 6). Walking
+// the CTAs so that a sector's readers run together instead cost more than it
+// saved (section 5 there): the hardware order keeps the output rows' writes
+// together. As with the scale stores above, the lines keep their priority
+// after the kernel until evicted. QCT_L2_SRC_SCALE_HINT=0 (an NVRTC option)
+// loads them plainly.
+#ifndef QCT_L2_SRC_SCALE_HINT
+#define QCT_L2_SRC_SCALE_HINT 1
+#endif
+
+/// Loads a source scale word of 1, 2 or 4 bytes (zero-extended) that the
+/// CTAs of other K tiles read too (above).
+template <typename T> QCT_DEV u32 load_shared_scale(const T *p) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "a scale byte, or 2 or 4 of them");
+#if QCT_L2_SRC_SCALE_HINT
+  u32 v;
+  if constexpr (sizeof(T) == 1)
+    asm("ld.global.nc.L2::cache_hint.u8 %0, [%1], %2;"
+        : "=r"(v)
+        : "l"(p), "l"(l2_evict_last_policy()));
+  else if constexpr (sizeof(T) == 2)
+    asm("ld.global.nc.L2::cache_hint.u16 %0, [%1], %2;"
+        : "=r"(v)
+        : "l"(p), "l"(l2_evict_last_policy()));
+  else
+    asm("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;"
+        : "=r"(v)
+        : "l"(p), "l"(l2_evict_last_policy()));
+  return v;
+#else
+  return (u32)__ldg(p);
+#endif
 }
 
 /// Stores a block scale (an e8m0 byte or f32 bits) that fills part of an L2

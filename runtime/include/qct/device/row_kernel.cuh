@@ -33,7 +33,10 @@ template <int EB> QCT_DEV u32 code_at(const V4 &v, int i) {
     return (v.w[(i * EB) / 32] >> ((i * EB) % 32)) & ((1u << EB) - 1);
 }
 
-template <typename Cfg>
+/// Loads source vector vi and its scale (an absent one if !valid). With
+/// kSharedScales (the tile family, whose CTAs of neighbouring K tiles read
+/// the same scale sectors) MX scale bytes take load_shared_scale.
+template <typename Cfg, bool kSharedScales = false>
 QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   using S = typename Cfg::src;
   SrcVec s;
@@ -48,10 +51,11 @@ QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   }
   s.raw = load16(static_cast<const u8 *>(args.src) + vi * 16);
   const i64 lin = vi * S::vec;
-  if constexpr (S::T::mx)
-    s.scale = __ldg(static_cast<const u8 *>(args.src_scales) +
-                    div_nonneg<32>(lin));
-  else if constexpr (S::T::fp8)
+  if constexpr (S::T::mx) {
+    const u8 *p =
+        static_cast<const u8 *>(args.src_scales) + div_nonneg<32>(lin);
+    s.scale = kSharedScales ? load_shared_scale(p) : (u32)__ldg(p);
+  } else if constexpr (S::T::fp8)
     s.scale = __ldg(static_cast<const u32 *>(args.src_scales) +
                     div_nonneg<128>(lin));
   return s;

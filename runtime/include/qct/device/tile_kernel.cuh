@@ -695,15 +695,16 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
           scw[u] = K_TILES == 4 ? 0x7F7F7F7Fu : 0x7F7Fu; // absent: 127
           if (row && b0 < KB) {
             if constexpr (K_TILES == 4)
-              scw[u] = __ldg(reinterpret_cast<const unsigned int *>(p));
+              scw[u] = load_shared_scale(reinterpret_cast<const u32 *>(p));
             else
-              scw[u] = __ldg(reinterpret_cast<const unsigned short *>(p));
+              scw[u] = load_shared_scale(
+                  reinterpret_cast<const unsigned short *>(p));
           }
         } else {
           scw[u] = 0;
 #pragma unroll
           for (int i = 0; i < K_TILES; ++i)
-            scw[u] |= (row && b0 + i < KB ? (u32)__ldg(p + i) : 127u)
+            scw[u] |= (row && b0 + i < KB ? load_shared_scale(p + i) : 127u)
                       << (8 * i);
         }
       }
@@ -756,7 +757,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
           v[u].raw = valid ? load16(static_cast<const u8 *>(args.src) + vx * 16)
                            : V4{{0, 0, 0, 0}};
         else
-          v[u] = load_src_vec<Cfg>(args, vx, valid);
+          v[u] = load_src_vec<Cfg, /*kSharedScales=*/true>(args, vx, valid);
       }
     } else {
 #pragma unroll
@@ -778,8 +779,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
       for (int u = 0; u < LOADS; ++u) {
         const int r = (threadIdx.x + u * THREADS) / NV;
         if (r < o.nt) {
-          const int b = __ldg(static_cast<const u8 *>(args.src_scales) +
-                              (o.t0 + r) * (K >> 5) + kb);
+          const int b =
+              (int)load_shared_scale(static_cast<const u8 *>(args.src_scales) +
+                                     (o.t0 + r) * (K >> 5) + kb);
           m = b != 0xFF && b > m ? b : m;
         }
       }
