@@ -109,24 +109,27 @@ QCT_DEV unsigned long long l2_evict_last_policy() {
 #endif
 
 /// Loads a source scale word of 1, 2 or 4 bytes (zero-extended) that the
-/// CTAs of other K tiles read too (above).
+/// CTAs of other K tiles read too (above). The asm is volatile: otherwise the
+/// compiler treats it as a pure function of its operands and may issue it
+/// where its guard is false (both sides of a conditional load, past the last
+/// row), an illegal address for an empty or short tensor.
 template <typename T> QCT_DEV u32 load_shared_scale(const T *p) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
                 "a scale byte, or 2 or 4 of them");
 #if QCT_L2_SRC_SCALE_HINT
   u32 v;
   if constexpr (sizeof(T) == 1)
-    asm("ld.global.nc.L2::cache_hint.u8 %0, [%1], %2;"
-        : "=r"(v)
-        : "l"(p), "l"(l2_evict_last_policy()));
+    asm volatile("ld.global.nc.L2::cache_hint.u8 %0, [%1], %2;"
+                 : "=r"(v)
+                 : "l"(p), "l"(l2_evict_last_policy()));
   else if constexpr (sizeof(T) == 2)
-    asm("ld.global.nc.L2::cache_hint.u16 %0, [%1], %2;"
-        : "=r"(v)
-        : "l"(p), "l"(l2_evict_last_policy()));
+    asm volatile("ld.global.nc.L2::cache_hint.u16 %0, [%1], %2;"
+                 : "=r"(v)
+                 : "l"(p), "l"(l2_evict_last_policy()));
   else
-    asm("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;"
-        : "=r"(v)
-        : "l"(p), "l"(l2_evict_last_policy()));
+    asm volatile("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;"
+                 : "=r"(v)
+                 : "l"(p), "l"(l2_evict_last_policy()));
   return v;
 #else
   return (u32)__ldg(p);
