@@ -39,15 +39,16 @@ from qct.bench import floor, suite, timing
 # faster than the best of the narrower shapes.) Only those that tile the kernel's shape run.
 SHAPES = list(itertools.product((64, 128, 256), (32, 64, 128, 256), (4, 8, 16)))
 
+# Groups are padded to this many columns, as in the bundled ragged specs.
+PAD = 128
+# What verify.make_offsets reads of a ragged kernel's metadata (the bundled specs' int32 offsets).
+RAGGED_META = {"spec": {"ragged": {"offsets_dtype": "int32", "pad_groups_to": PAD}}}
+
 
 def tiling(shapes: list[tuple[int, int, int]], rows: int, cols: int) -> list[tuple[int, int, int]]:
     """The block shapes whose tiles cover a [rows, cols] source exactly (the kernels have no
     masks: a shape that does not divide it would leave bytes unmoved)."""
     return [s for s in shapes if rows % s[0] == 0 and cols % s[1] == 0]
-# Groups are padded to this many columns, as in the bundled ragged specs.
-PAD = 128
-# What verify.make_offsets reads of a ragged kernel's metadata (the bundled specs' int32 offsets).
-RAGGED_META = {"spec": {"ragged": {"offsets_dtype": "int32", "pad_groups_to": PAD}}}
 
 
 def ragged_tiles(offsets: np.ndarray, bm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
