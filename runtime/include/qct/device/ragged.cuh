@@ -125,6 +125,17 @@ QCT_DEV u32 block_exclusive_scan_u32(u32 v, u32 &total, u32 *s_part) {
   return before + inc - v;
 }
 
+/// The end of an offsets scan (scan_groups, locate_tile): true when any
+/// thread of the CTA saw bad offsets (a CTA barrier, which also publishes
+/// what the lookup stored in shared memory), after thread 0 has raised
+/// QCT_ERROR_BAD_OFFSETS.
+QCT_DEV bool agree_on_offsets(const qct_kernel_args &args, bool bad) {
+  bad = __syncthreads_or(bad) != 0;
+  if (bad && threadIdx.x == 0 && args.error_flag)
+    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  return bad;
+}
+
 /// Reads and validates the offsets and writes the padded offsets p[0..G] if
 /// the config asks: the row family's ragged work, done by one CTA (the tile
 /// family's is locate_tile). Returns false for bad offsets, after raising
@@ -167,10 +178,7 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M) {
         poff[G] = (OffT)carry.p;
     }
   }
-  bad = __syncthreads_or(bad) != 0;
-  if (bad && threadIdx.x == 0 && args.error_flag)
-    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
-  return !bad;
+  return !agree_on_offsets(args, bad);
 }
 
 /// What a tile-family CTA needs to know about its group: the group's first
@@ -252,9 +260,7 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
         poff[G] = (int)(128 * carry);
     }
   }
-  bad = __syncthreads_or(bad) != 0; // also publishes s_hit
-  if (bad && threadIdx.x == 0 && args.error_flag)
-    atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+  bad = agree_on_offsets(args, bad); // also publishes s_hit
   const int4 h = s_hit;
   const i64 t = (u32)h.z, tiles = (u32)h.w;
   hit.o = h.x;
@@ -338,9 +344,7 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
           poff[G] = (OffT)carry.p;
       }
     }
-    bad = __syncthreads_or(bad) != 0; // also publishes s_hit
-    if (bad && threadIdx.x == 0 && args.error_flag)
-      atomicOr(args.error_flag, (unsigned int)QCT_ERROR_BAD_OFFSETS);
+    bad = agree_on_offsets(args, bad); // also publishes s_hit
     hit = s_hit;
     hit.total = carry;
     return !bad;

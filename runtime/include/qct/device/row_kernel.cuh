@@ -54,7 +54,10 @@ QCT_DEV SrcVec load_src_vec(const qct_kernel_args &args, i64 vi, bool valid) {
   if constexpr (S::T::mx) {
     const u8 *p =
         static_cast<const u8 *>(args.src_scales) + div_nonneg<32>(lin);
-    s.scale = kSharedScales ? load_shared_scale(p) : (u32)__ldg(p);
+    if constexpr (kSharedScales)
+      s.scale = load_shared_scale(p);
+    else
+      s.scale = (u32)__ldg(p);
   } else if constexpr (S::T::fp8)
     s.scale = __ldg(static_cast<const u32 *>(args.src_scales) +
                     div_nonneg<128>(lin));
