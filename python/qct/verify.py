@@ -194,6 +194,21 @@ def run_case(kernel: Any, meta: dict[str, Any], case: Case, stream: Any = None,
     return CaseResult(case, not problems, problems, moved, tensors if keep_tensors else None)
 
 
+def default_schedule_with(meta: dict[str, Any],
+                          overrides: dict[str, int]) -> tuple[tuple[str, int], ...] | None:
+    """The default schedule with `overrides`, where each is a value its knob lists other than the
+    default and the result is legal; else None."""
+    knobs_list = meta["schedule"]["knobs"]
+    listed = {k["name"]: k for k in knobs_list}
+    for name, value in overrides.items():
+        if name not in listed or value not in listed[name]["values"]:
+            return None
+    if all(int(listed[n]["default"]) == v for n, v in overrides.items()):
+        return None
+    schedule = tuple((k["name"], overrides.get(k["name"], int(k["default"]))) for k in knobs_list)
+    return schedule if knobs.broken_rule(meta, dict(schedule)) is None else None
+
+
 def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
     """The GPU tier's shapes for one kernel: every legal schedule on a mid-size random case, plus
     the adversarial shapes at the default schedule."""
@@ -216,6 +231,16 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
         Case(127, K, 3 if ragged else 0, seed=2, label="M not a multiple of 128"),
         Case(4096 + 77, K, 32 if ragged else 0, seed=3, label="random, wide spreads"),
     ]
+    if not ragged and not static_k and meta["spec"]["source"]["format"] == "mxfp4":
+        # Source scale rows that are not 16-byte multiples (K / 32 = 33 bytes), and for the dense
+        # col kernels' scale jobs (QCT_CLUSTER_M 1; 4096 tokens x 1024 features each) a partial
+        # job along both M and K: their byte-load path, at both thread counts.
+        label = "K / 32 not a multiple of 16"
+        cases.append(Case(4096 + 77, 1056, 0, seed=7, label=label))
+        for overrides in ({"QCT_CLUSTER_M": 1}, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128}):
+            schedule = default_schedule_with(meta, overrides)
+            if schedule is not None:
+                cases.append(Case(4096 + 77, 1056, 0, seed=7, schedule=schedule, label=label))
     if ragged:
         cases += [
             Case(5, K, 7, seed=4, label="mostly empty and one-row groups"),

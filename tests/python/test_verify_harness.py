@@ -32,3 +32,26 @@ def test_reference_fills_every_declared_output_buffer(meta_path: Path, M: int, g
         elements = int(np.prod([runtime.eval_expr(e, M, K, G) for e in buf["shape"]]))
         assert expected[name].size == elements * ITEMSIZE[buf["dtype"]], \
             f"{name}: reference {expected[name].size} bytes, metadata {buf['shape']} ({buf['dtype']})"
+
+
+def test_default_schedule_with_overrides_only_listed_non_default_legal_values() -> None:
+    meta = {"schedule": {
+        "knobs": [{"name": "QCT_THREADS", "values": [128, 256], "default": 256},
+                  {"name": "QCT_CLUSTER_M", "values": [1, 8], "default": 8}],
+        "rules": [{"if": {"QCT_THREADS": 128}, "then": {"QCT_CLUSTER_M": [8]}}]}}
+    assert verify.default_schedule_with(meta, {"QCT_CLUSTER_M": 1}) == \
+        (("QCT_THREADS", 256), ("QCT_CLUSTER_M", 1))
+    assert verify.default_schedule_with(meta, {"QCT_CLUSTER_M": 8}) is None  # the default
+    assert verify.default_schedule_with(meta, {"QCT_CLUSTER_M": 4}) is None  # not listed
+    assert verify.default_schedule_with(meta, {"QCT_TILE_M": 64}) is None  # no such knob
+    # Breaks the rule: THREADS 128 needs CLUSTER_M 8.
+    assert verify.default_schedule_with(meta, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128}) is None
+
+
+def test_scale_job_cases_reach_the_dense_col_kernel_without_a_cluster() -> None:
+    """The byte-load path of the scale jobs (K / 32 not a multiple of 16) runs where they exist:
+    the dense mxfp4 -> fp8 col kernel at QCT_CLUSTER_M 1, at both thread counts."""
+    meta = verify.load_metadata(REPO / "generated" / "mxfp4_to_fp8_e4m3_col.json")
+    odd_k = [dict(c.schedule) for c in verify.standard_cases(meta) if c.K % 512]
+    assert {(s.get("QCT_CLUSTER_M"), s.get("QCT_THREADS")) for s in odd_k if s} == \
+        {(1, 256), (1, 128)}

@@ -303,19 +303,20 @@ QCT_DEV void store_aligned_scale_quads(void *scales, const ColStoreGeom &g,
 /// cluster, docs/device-library.md) every thread passes the bmax of its MX
 /// block (threadIdx.x % (TILE_K / 32)) to bmax_sink, after the pass's first
 /// barrier, and row_major scales are not stored here (store_m_scales or
-/// store_cluster_scales write them after the CTA's loops). With TILE_M 64 the
-/// 1x128 block's other 64 tokens belong to the sibling CTA: `m_other` is
+/// store_cluster_scales write them after the CTA's loops). With JOBS
+/// neither: the kernel's scale jobs write them (scale_jobs.cuh). With TILE_M 64
+/// the 1x128 block's other 64 tokens belong to the sibling CTA: `m_other` is
 /// this thread's share of their bmax (the largest of their scale bytes of
 /// its MX block, as the caller read them; -1 if none), and g is the half's
 /// geometry (its own block scale only in the first half's: g.nb).
 template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128,
-          bool MBUF = false, typename Vec, typename BmaxSink = int>
-QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
-                                   const Vec (&sv)[TILE_M * (TILE_K / 32) /
-                                                   THREADS],
-                                   const ColStoreGeom &g, i64 k0, u8 *s_f8,
-                                   int slot = 0, int m_other = -1,
-                                   const BmaxSink &bmax_sink = 0) {
+          bool MBUF = false, bool JOBS = false, typename Vec,
+          typename BmaxSink = int>
+QCT_DEV void
+aligned_e2m1_col_pass(const qct_kernel_args &args,
+                      const Vec (&sv)[TILE_M * (TILE_K / 32) / THREADS],
+                      const ColStoreGeom &g, i64 k0, u8 *s_f8, int slot = 0,
+                      int m_other = -1, const BmaxSink &bmax_sink = 0) {
   static_assert(TILE_M == 128 || TILE_M == 64, "QCT_TILE_M: 128, 64");
   constexpr int NV = TILE_K / 32;            // MX blocks (16-byte vectors)
   constexpr int LOADS = TILE_M * NV / THREADS; // vectors per thread
@@ -436,8 +437,9 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const u32 w[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
-          store_fp8_col_run<O, !kQuads && !(MBUF && O::scale_layout ==
-                                                       ScaleLayout::row_major)>(
+          store_fp8_col_run<O, !kQuads && !((MBUF || JOBS) &&
+                                            O::scale_layout ==
+                                                ScaleLayout::row_major)>(
               args, OI, g, kf + j, c, w, scale);
         }
       }
@@ -451,8 +453,9 @@ QCT_DEV void aligned_e2m1_col_pass(const qct_kernel_args &args,
 /// (zero codes for g's columns of features k0..k0+TILE_K, scale 1.0 for its
 /// block, if g owns it), stored straight from registers: no loads, no shared
 /// memory, no barrier. At 256 groups a sixth of the ragged kernel's tiles
-/// are tail tiles (docs/performance.md). With MBUF the caller writes the
-/// row_major block scales (store_cluster_scales).
+/// are tail tiles (docs/performance.md). With MBUF the row_major block
+/// scales are written elsewhere (store_cluster_scales, store_m_scales or the
+/// scale jobs).
 template <typename Cfg, int THREADS, int TILE_K, int TILE_M = 128,
           bool MBUF = false>
 QCT_DEV void aligned_tail_tile(const qct_kernel_args &args,

@@ -136,6 +136,20 @@ template <typename T> QCT_DEV u32 load_shared_scale(const T *p) {
 #endif
 }
 
+/// load_shared_scale for 16 scale bytes at once (scale_jobs.cuh: a row's
+/// bytes of 16 MX blocks, which the data CTAs of the same tokens read again).
+QCT_DEV uint4 load_shared_scale16(const uint4 *p) {
+#if QCT_L2_SRC_SCALE_HINT
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(l2_evict_last_policy()));
+  return v;
+#else
+  return __ldg(p);
+#endif
+}
+
 /// Stores a block scale (an e8m0 byte or f32 bits) that fills part of an L2
 /// sector other CTAs complete (above).
 template <typename T> QCT_DEV void store_partial_scale(T *p, u32 v) {

@@ -32,15 +32,18 @@
 // Clusters (QCT_CLUSTER_M > 1, aligned pass): the CTAs of consecutive tiles
 // exchange their bmax and write the row_major block scales together, whole
 // L2 sectors at a time, after their tiles (cluster.cuh, tile_kernel).
+// Without one, a dense aligned pass leaves those scales to scale jobs in the
+// grid's first CTAs (scale_jobs.cuh, tile_kernel).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_TILE_KERNEL_CUH
 #define QCT_DEVICE_TILE_KERNEL_CUH
 
-#include "qct/device/row_kernel.cuh"
 #include "qct/device/cluster.cuh"
 #include "qct/device/col_pass.cuh"
 #include "qct/device/raster.cuh"
+#include "qct/device/row_kernel.cuh"
+#include "qct/device/scale_jobs.cuh"
 
 namespace qct {
 namespace dev {
@@ -511,6 +514,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   constexpr int DATA = TILE_M * (tile_row_bytes<Cfg, TILE_K>() + 16);
   using Plan = ColPlan<Cfg>;
   constexpr bool kMScales = buffers_scales<Cfg, M_TILES, CLUSTER_M>();
+  // Row_major col scales from the kernel's scale jobs (tile_kernel): the
+  // tiles store none.
+  constexpr bool kJobs = uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>();
   // TILE_M 64: two CTAs (x = 2 * tile + half) share a 128-token tile, each
   // loading, converting and storing 64 of its tokens (half the bytes per
   // CTA: more CTAs resident, shorter load -> store chains). The 1x128 block
@@ -653,7 +659,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
       const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
       for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
-        aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
+        aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M, kMScales || kJobs>(
             args, g, (kt0 + j) * TILE_K);
       return true;
     }
@@ -892,7 +898,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
           else if (threadIdx.x < TILE_K / 32)
             s_mbm[entry0 + threadIdx.x] = bm;
         };
-        aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, TILE_M, kMScales>(
+        aligned_e2m1_col_pass<Cfg, THREADS, TILE_K, TILE_M, kMScales, kJobs>(
             args, sv, g, k0, s_data, (M_TILES == 1 ? j : done) & 1, m_other,
             bmax_sink);
         if constexpr (Cfg::any_row)
@@ -950,11 +956,12 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   return true;
 }
 
-/// The tile-family kernel (the emitted entry's body): tile_kernel_body, and
-/// with CLUSTER_M > 1 (an entry declared __cluster_dims__(CLUSTER_M, 1, 1),
-/// a grid rounded up to whole clusters along x) the cluster's block scales
-/// after it (cluster.cuh). Every CTA of a cluster reaches the cluster
-/// barriers, those past the last tile included.
+/// The tile-family kernel (the emitted entry's body): tile_kernel_body,
+/// after a scale job in the first CTAs of a kernel that uses them
+/// (scale_jobs.cuh), and with CLUSTER_M > 1 (an entry declared
+/// __cluster_dims__(CLUSTER_M, 1, 1), a grid rounded up to whole clusters along
+/// x) the cluster's block scales after it (cluster.cuh). Every CTA of a cluster
+/// reaches the cluster barriers, those past the last tile included.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
           int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128,
           int CLUSTER_M = 1,
@@ -968,6 +975,16 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   __shared__ unsigned long long s_cbar; // (unused without a cluster)
   Cluster cluster;
   if constexpr (CLUSTER_M == 1) {
+    if constexpr (uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>()) {
+      // The grid has at least scale_jobs(M, K) CTAs: a CTA's tiles span
+      // 128 tokens and at most 1024 features, a job 4096 and 1024.
+      static_assert(TILE_K * K_TILES <= kJobFeatures,
+                    "every scale job has a CTA");
+      const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+      const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
+      if (job < scale_jobs(args.M, K))
+        run_scale_job<Cfg, THREADS>(args, args.M, K, job);
+    }
     i64 scol_end; // (only the cluster's scale stores use it)
     tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
                      CLUSTER_M, UNROLL_M>(args, s_mbm, cluster, scol_end);

@@ -1,0 +1,161 @@
+//===- qct/device/scale_jobs.cuh - Row_major col scales from scale bytes --===//
+//
+// The aligned pass's 1x128 block scale of (feature k, 128-token tile) needs
+// only the source scale bytes: the largest finite scale byte of k's MX block
+// over the tile's tokens (bmax), then aligned_scale_exp. A dense tile's
+// row_major scales are 4 bytes in each of 128 L2 sectors that 8 CTAs share
+// (cluster.cuh), which cost the mxfp4 -> fp8 col kernel ~15% when each CTA
+// stored its own. Without a cluster (QCT_CLUSTER_M 1) a dense kernel of
+// one 128-token tile per CTA gives that work to scale jobs instead, and its
+// data CTAs store no row_major scales. A job is 4096 tokens x 1024
+// features: 32 tiles x 32 MX blocks, one 32-byte source scale sector per
+// token row. The first scale_jobs(M, K) CTAs of the grid each run one
+// before their own tiles: they reduce the rows' scale bytes to the 32 x 32
+// bmax and write each feature's 32 tile scales as one 128-byte line. The
+// jobs read the source scales a second time (1/17 of the source's bytes)
+// with evict_last, so that the data CTAs of the same tokens, which come
+// later, find them in L2.
+// H200, M = 32768, K = 7168: 102.0 us against 107.8 with clusters; at
+// M = 131072 clusters stay faster (docs/perf/probe-2026-11-30-session16.log).
+//
+//===----------------------------------------------------------------------===//
+#ifndef QCT_DEVICE_SCALE_JOBS_CUH
+#define QCT_DEVICE_SCALE_JOBS_CUH
+
+#include "qct/device/col_pass.cuh"
+
+namespace qct {
+namespace dev {
+
+/// Tokens (32 tiles) and features (32 MX blocks) of one scale job. (An
+/// enum: a namespace-scope constexpr variable is emitted as a device global
+/// into every kernel's module, which changes every cubin.)
+enum : int { kJobTokens = 4096, kJobFeatures = 1024 };
+
+/// Whether output I or a later one is a col output with row_major scales.
+template <typename Cfg, int I = 0> QCT_HD constexpr bool any_row_major_col() {
+  if constexpr (I == Cfg::num_outputs)
+    return false;
+  else
+    return (Cfg::template out<I>::col &&
+            Cfg::template out<I>::scale_layout == ScaleLayout::row_major) ||
+           any_row_major_col<Cfg, I + 1>();
+}
+
+/// Whether a tile-family kernel writes its row_major col scales with scale
+/// jobs: dense, the aligned pass, no cluster, and CTAs of one 128-token M
+/// tile. (Under the register caps of several M tiles or half tiles,
+/// tile_min_blocks, the job's loads in flight spilled; those schedules keep
+/// their own stores.)
+template <typename Cfg, int CLUSTER_M, int M_TILES, int TILE_M>
+QCT_HD constexpr bool uses_scale_jobs() {
+  return CLUSTER_M == 1 && M_TILES == 1 && TILE_M == 128 &&
+         !Cfg::ragged::enabled && ColPlan<Cfg>::aligned_e2m1 &&
+         any_row_major_col<Cfg>();
+}
+
+/// The scale jobs of an M x K kernel (jobs along M vary fastest).
+QCT_HD i64 scale_jobs(i64 M, i64 K) {
+  return (M + kJobTokens - 1) / kJobTokens *
+         ((K + kJobFeatures - 1) / kJobFeatures);
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+/// Scale job `job` < scale_jobs(M, K) of a kernel with THREADS threads. It
+/// uses the first 1152 bytes of the dynamic shared memory and ends with a
+/// barrier, after which the CTA's tiles may use it.
+template <typename Cfg, int THREADS>
+QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 M, i64 K, i64 job) {
+  static_assert(THREADS == 128 || THREADS == 256,
+                "scale jobs: 128 or 256 threads");
+  constexpr int R = kJobTokens / THREADS; // token rows per thread
+  constexpr int TPT = 128 / R;            // threads per tile
+  constexpr int NW = THREADS / 32;
+  constexpr int SW = 9; // shared words per tile: 8, padded (no conflicts)
+  const i64 jm = (M + kJobTokens - 1) / kJobTokens;
+  const i64 tb = job % jm, fb = job / jm;
+  const i64 KB = K / 32; // scale bytes per token row
+  const i64 b0 = fb * 32;
+  const int nb = KB - b0 < 32 ? (int)(KB - b0) : 32; // the job's MX blocks
+  // Per MX block, bmax + 1 as a byte (0: none so far). Adding 1 wraps 0xFF
+  // (no finite scale, which bmax skips) to 0, so an unsigned byte maximum
+  // gives bmax + 1, and rows past M add nothing.
+  u32 mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const u8 *sc = static_cast<const u8 *>(args.src_scales);
+  const i64 row0 = tb * kJobTokens + (i64)threadIdx.x * R;
+  const i64 left = M - row0; // rows of this thread's R below M
+  const int rows = left <= 0 ? 0 : left < R ? (int)left : R;
+  if (KB % 16 == 0 && nb % 16 == 0) {
+    // Every row's bytes are 16-byte aligned and the job takes 1 or 2 whole
+    // 16-byte chunks of each (K a multiple of 512).
+#pragma unroll 4
+    for (int r = 0; r < rows; ++r) {
+      const uint4 *p =
+          reinterpret_cast<const uint4 *>(sc + (row0 + r) * KB + b0);
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        if (16 * c < nb) {
+          const uint4 v = load_shared_scale16(p + c);
+          mx[4 * c] = __vmaxu4(mx[4 * c], __vadd4(v.x, 0x01010101u));
+          mx[4 * c + 1] = __vmaxu4(mx[4 * c + 1], __vadd4(v.y, 0x01010101u));
+          mx[4 * c + 2] = __vmaxu4(mx[4 * c + 2], __vadd4(v.z, 0x01010101u));
+          mx[4 * c + 3] = __vmaxu4(mx[4 * c + 3], __vadd4(v.w, 0x01010101u));
+        }
+      }
+    }
+  } else {
+    // Other K: byte loads.
+#pragma unroll 1
+    for (int r = 0; r < rows; ++r) {
+      const u8 *p = sc + (row0 + r) * KB + b0;
+#pragma unroll
+      for (int b = 0; b < 32; ++b)
+        if (b < nb)
+          mx[b / 4] =
+              __vmaxu4(mx[b / 4], ((load_shared_scale(p + b) + 1u) & 0xFFu)
+                                      << (8 * (b % 4)));
+    }
+  }
+  // A tile's TPT threads are consecutive lanes.
+#pragma unroll
+  for (int o = 1; o < TPT; o <<= 1)
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      mx[i] = __vmaxu4(mx[i], __shfl_xor_sync(0xFFFFFFFFu, mx[i], o));
+  extern __shared__ __align__(16) u8 smem[];
+  u32 *s_b = reinterpret_cast<u32 *>(smem); // [32 tiles][SW words]
+  if (threadIdx.x % TPT == 0)
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      s_b[(threadIdx.x / TPT) * SW + i] = mx[i];
+  __syncthreads();
+  // Lane l writes tile tb * 32 + l: a warp store is a feature's 32 tile
+  // scales, one 128-byte line.
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const i64 ntiles = (M + 127) / 128; // the row_major stride
+  const i64 tile = tb * 32 + lane;
+  const u8 *my = reinterpret_cast<const u8 *>(s_b + lane * SW);
+#pragma unroll 1
+  for (int blk = 0; blk < nb; ++blk) {
+    const int bm = (int)my[blk] - 1;
+    static_for<0, Cfg::num_outputs>([&](auto oi) {
+      using O = typename Cfg::template out<decltype(oi)::value>;
+      if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
+        const u32 s =
+            pow2_f32_bits(aligned_scale_exp(bm, 2, O::T::elem().emax));
+        u32 *out = static_cast<u32 *>(args.out_scales[decltype(oi)::value]);
+#pragma unroll
+        for (int f = warp; f < 32; f += NW)
+          if (tile < ntiles)
+            out[((b0 + blk) * 32 + f) * ntiles + tile] = s;
+      }
+    });
+  }
+  __syncthreads(); // the CTA's tiles reuse the shared memory
+}
+#endif // CUDA
+
+} // namespace dev
+} // namespace qct
+
+#endif // QCT_DEVICE_SCALE_JOBS_CUH
