@@ -15,8 +15,9 @@
 // jobs read the source scales a second time (1/17 of the source's bytes)
 // with evict_last, so that the data CTAs of the same tokens, which come
 // later, find them in L2.
-// H200, M = 32768, K = 7168: 102.0 us against 107.8 with clusters; at
-// M = 131072 clusters stay faster (docs/perf/probe-2026-11-30-session16.log).
+// H200, M = 32768, K = 7168: 100.8 us tuned against 108.4 with clusters;
+// at M = 131072 clusters stay faster, 424.9 against 435.1 us
+// (docs/perf/tune-2026-11-30-session16.log; docs/performance.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_SCALE_JOBS_CUH
