@@ -163,6 +163,13 @@ struct KernelConfig {
   template <int I> using out = typename Nth<I, Outs...>::type;
   static constexpr bool any_col = (false || ... || Outs::col);
   static constexpr bool any_row = (false || ... || !Outs::col);
+  /// Some col output has row_major block scales. (A function: a new static
+  /// constexpr member would be emitted as a device global into every
+  /// kernel's module and change every cubin.)
+  static constexpr bool any_row_major_col() {
+    return (false || ... ||
+            (Outs::col && Outs::scale_layout == ScaleLayout::row_major));
+  }
   /// Largest block of any row output (the tile family needs TILE_K >= it).
   static constexpr int max_row_block = [] {
     int m = 0;

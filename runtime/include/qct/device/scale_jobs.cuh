@@ -33,16 +33,6 @@ namespace dev {
 /// into every kernel's module, which changes every cubin.)
 enum : int { kJobTokens = 4096, kJobFeatures = 1024 };
 
-/// Whether output I or a later one is a col output with row_major scales.
-template <typename Cfg, int I = 0> QCT_HD constexpr bool any_row_major_col() {
-  if constexpr (I == Cfg::num_outputs)
-    return false;
-  else
-    return (Cfg::template out<I>::col &&
-            Cfg::template out<I>::scale_layout == ScaleLayout::row_major) ||
-           any_row_major_col<Cfg, I + 1>();
-}
-
 /// Whether a tile-family kernel writes its row_major col scales with scale
 /// jobs: dense, the aligned pass, no cluster, and CTAs of one 128-token M
 /// tile. (Under the register caps of several M tiles or half tiles,
@@ -52,7 +42,7 @@ template <typename Cfg, int CLUSTER_M, int M_TILES, int TILE_M>
 QCT_HD constexpr bool uses_scale_jobs() {
   return CLUSTER_M == 1 && M_TILES == 1 && TILE_M == 128 &&
          !Cfg::ragged::enabled && ColPlan<Cfg>::aligned_e2m1 &&
-         any_row_major_col<Cfg>();
+         Cfg::any_row_major_col();
 }
 
 /// The scale jobs of an M x K kernel (jobs along M vary fastest).
