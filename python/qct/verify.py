@@ -232,22 +232,34 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
         Case(4096 + 77, K, 32 if ragged else 0, seed=3, label="random, wide spreads"),
     ]
     row_blocks = {o.get("block") or 1 for o in meta["spec"]["outputs"] if o["layout"] == "row"}
-    if (not ragged and not static_k and meta["spec"]["source"]["format"] == "mxfp4"
+    without_cluster = ({"QCT_CLUSTER_M": 1}, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128})
+    if (not static_k and meta["spec"]["source"]["format"] == "mxfp4"
             and all(1056 % b == 0 for b in row_blocks)):
-        # Source scale rows that are not 16-byte multiples (K / 32 = 33 bytes), and for the dense
-        # col kernels' scale jobs (QCT_CLUSTER_M 1; 4096 tokens x 1024 features each) a partial
-        # job along both M and K: their byte-load path, at both thread counts. (Not where a row
+        # Source scale rows that are not 16-byte multiples (K / 32 = 33 bytes), and for the col
+        # kernels' scale jobs (QCT_CLUSTER_M 1; 32 tiles x 1024 features each) a partial job
+        # along both M and K: their byte-load path, at both thread counts. (Not where a row
         # output's blocks of 128 run along K.)
         label = "K / 32 not a multiple of 16"
-        cases.append(Case(4096 + 77, 1056, 0, seed=7, label=label))
-        for overrides in ({"QCT_CLUSTER_M": 1}, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128}):
+        groups = 32 if ragged else 0
+        cases.append(Case(4096 + 77, 1056, groups, seed=7, label=label))
+        for overrides in without_cluster:
             schedule = default_schedule_with(meta, overrides)
             if schedule is not None:
-                cases.append(Case(4096 + 77, 1056, 0, seed=7, schedule=schedule, label=label))
+                cases.append(Case(4096 + 77, 1056, groups, seed=7, schedule=schedule,
+                                  label=label))
     if ragged:
         cases += [
             Case(5, K, 7, seed=4, label="mostly empty and one-row groups"),
             Case(20000, K, 256, seed=5, label="256 groups"),
             Case(0, K, 4, seed=6, label="M=0, all groups empty"),
         ]
+        if not static_k:
+            # Without a cluster: the ragged scale jobs' 16-byte path over two chunks of each
+            # token row (K a multiple of 1024), 13 jobs along the tiles, many groups and empty
+            # ones in each.
+            for overrides in without_cluster:
+                schedule = default_schedule_with(meta, overrides)
+                if schedule is not None:
+                    cases.append(Case(20000, 2048, 256, seed=8, schedule=schedule,
+                                      label="256 groups, no cluster"))
     return cases

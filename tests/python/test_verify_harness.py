@@ -55,3 +55,16 @@ def test_scale_job_cases_reach_the_dense_col_kernel_without_a_cluster() -> None:
     odd_k = [dict(c.schedule) for c in verify.standard_cases(meta) if c.K % 512]
     assert {(s.get("QCT_CLUSTER_M"), s.get("QCT_THREADS")) for s in odd_k if s} == \
         {(1, 256), (1, 128)}
+
+
+def test_scale_job_cases_reach_the_ragged_col_kernel_without_a_cluster() -> None:
+    """The ragged kernel's scale jobs run without a cluster: its GPU cases there take both load
+    paths (K = 1056: byte loads; K = 2048: two 16-byte chunks per row) at both thread counts,
+    with groups."""
+    meta = verify.load_metadata(REPO / "generated" / "mxfp4_to_fp8_e4m3_col_ragged.json")
+    no_cluster = [c for c in verify.standard_cases(meta)
+                  if c.schedule and dict(c.schedule).get("QCT_CLUSTER_M") == 1
+                  and c.label != "schedule sweep" and not c.label.startswith("schedule sweep,")]
+    assert {(c.K, dict(c.schedule)["QCT_THREADS"]) for c in no_cluster} == \
+        {(1056, 256), (1056, 128), (2048, 256), (2048, 128)}
+    assert all(c.groups > 0 for c in no_cluster)

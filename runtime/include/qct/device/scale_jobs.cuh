@@ -19,11 +19,17 @@
 // at M = 131072 clusters stay faster, 424.9 against 435.1 us
 // (docs/perf/tune-2026-11-30-session16.log; docs/performance.md).
 //
+// Ragged (untouched capacity tail): a job is 32 consecutive tiles (scale
+// columns) x 1024 features. Its tiles' tokens come from the CTA's group
+// lookup, which collects them in the same scan (locate_tile); tiles past
+// the groups' own are not written.
+//
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_SCALE_JOBS_CUH
 #define QCT_DEVICE_SCALE_JOBS_CUH
 
 #include "qct/device/col_pass.cuh"
+#include "qct/device/ragged.cuh"
 
 namespace qct {
 namespace dev {
@@ -34,48 +40,61 @@ namespace dev {
 enum : int { kJobTokens = 4096, kJobFeatures = 1024 };
 
 /// Whether a tile-family kernel writes its row_major col scales with scale
-/// jobs: dense, the aligned pass, no cluster, and CTAs of one 128-token M
-/// tile. (Under the register caps of several M tiles or half tiles,
+/// jobs: the aligned pass, no cluster, and CTAs of one 128-token M tile.
+/// (Under the register caps of several M tiles or half tiles,
 /// tile_min_blocks, the job's loads in flight spilled; those schedules keep
-/// their own stores.)
+/// their own stores.) Ragged only with the capacity tail untouched: no
+/// bundled or coverage spec has an aligned ragged kernel that zeroes it, so
+/// the tail tiles' scales keep their own stores there.
 template <typename Cfg, int CLUSTER_M, int M_TILES, int TILE_M>
 QCT_HD constexpr bool uses_scale_jobs() {
   return CLUSTER_M == 1 && M_TILES == 1 && TILE_M == 128 &&
-         !Cfg::ragged::enabled && ColPlan<Cfg>::aligned_e2m1 &&
-         Cfg::any_row_major_col();
+         (!Cfg::ragged::enabled || !Cfg::ragged::zero_tail) &&
+         ColPlan<Cfg>::aligned_e2m1 && Cfg::any_row_major_col();
 }
 
-/// The scale jobs of an M x K kernel (jobs along M vary fastest).
-QCT_HD i64 scale_jobs(i64 M, i64 K) {
-  return (M + kJobTokens - 1) / kJobTokens *
-         ((K + kJobFeatures - 1) / kJobFeatures);
+/// The scale jobs of a kernel of `tiles` 128-token tiles (dense:
+/// cdiv(M, 128); ragged: the grid's) and K features; jobs along the tiles
+/// vary fastest.
+QCT_HD i64 scale_jobs(i64 tiles, i64 K) {
+  return (tiles + 31) / 32 * ((K + kJobFeatures - 1) / kJobFeatures);
+}
+
+/// The job tile (0..31) whose tokens this thread reduces: a tile's
+/// THREADS / 32 threads are consecutive lanes.
+template <int THREADS> QCT_HD int job_tile_of(int thread) {
+  return thread / (THREADS / 32);
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-/// Scale job `job` < scale_jobs(M, K) of a kernel with THREADS threads. It
+/// One scale job of a kernel with THREADS threads: feature blocks of 32
+/// from 32 * fb, tiles (row_major scale columns) tile0..tile0+31, of which
+/// those below tile_end are written, `stride` columns per scale row. `mine`
+/// is the tokens of this thread's tile, tile0 + job_tile_of<THREADS>. It
 /// uses the first 1152 bytes of the dynamic shared memory and ends with a
 /// barrier, after which the CTA's tiles may use it.
 template <typename Cfg, int THREADS>
-QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 M, i64 K, i64 job) {
+QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 K, i64 fb,
+                           i64 tile0, i64 tile_end, i64 stride,
+                           TileTokens mine) {
   static_assert(THREADS == 128 || THREADS == 256,
                 "scale jobs: 128 or 256 threads");
   constexpr int R = kJobTokens / THREADS; // token rows per thread
   constexpr int TPT = 128 / R;            // threads per tile
   constexpr int NW = THREADS / 32;
-  constexpr int SW = 9; // shared words per tile: 8, padded (no conflicts)
-  const i64 jm = (M + kJobTokens - 1) / kJobTokens;
-  const i64 tb = job % jm, fb = job / jm;
+  constexpr int SW = 9;  // shared words per tile: 8, padded (no conflicts)
   const i64 KB = K / 32; // scale bytes per token row
   const i64 b0 = fb * 32;
   const int nb = KB - b0 < 32 ? (int)(KB - b0) : 32; // the job's MX blocks
   // Per MX block, bmax + 1 as a byte (0: none so far). Adding 1 wraps 0xFF
   // (no finite scale, which bmax skips) to 0, so an unsigned byte maximum
-  // gives bmax + 1, and rows past M add nothing.
+  // gives bmax + 1, and rows past the tile's tokens add nothing.
   u32 mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const u8 *sc = static_cast<const u8 *>(args.src_scales);
-  const i64 row0 = tb * kJobTokens + (i64)threadIdx.x * R;
-  const i64 left = M - row0; // rows of this thread's R below M
-  const int rows = left <= 0 ? 0 : left < R ? (int)left : R;
+  const int sub = (int)(threadIdx.x % TPT) * R; // first row in the tile
+  const i64 row0 = mine.t0 + sub;
+  const int left = mine.nt - sub; // rows of this thread's R in the tile
+  const int rows = left <= 0 ? 0 : left < R ? left : R;
   if (KB % 16 == 0 && nb % 16 == 0) {
     // Every row's bytes are 16-byte aligned and the job takes 1 or 2 whole
     // 16-byte chunks of each (K a multiple of 512).
@@ -123,8 +142,7 @@ QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 M, i64 K, i64 job) {
   // Lane l writes tile tb * 32 + l: a warp store is a feature's 32 tile
   // scales, one 128-byte line.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const i64 ntiles = (M + 127) / 128; // the row_major stride
-  const i64 tile = tb * 32 + lane;
+  const i64 tile = tile0 + lane;
   const u8 *my = reinterpret_cast<const u8 *>(s_b + lane * SW);
 #pragma unroll 1
   for (int blk = 0; blk < nb; ++blk) {
@@ -137,8 +155,8 @@ QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 M, i64 K, i64 job) {
         u32 *out = static_cast<u32 *>(args.out_scales[decltype(oi)::value]);
 #pragma unroll
         for (int f = warp; f < 32; f += NW)
-          if (tile < ntiles)
-            out[((b0 + blk) * 32 + f) * ntiles + tile] = s;
+          if (tile < tile_end)
+            out[((b0 + blk) * 32 + f) * stride + tile] = s;
       }
     });
   }

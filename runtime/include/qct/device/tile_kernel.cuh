@@ -32,8 +32,9 @@
 // Clusters (QCT_CLUSTER_M > 1, aligned pass): the CTAs of consecutive tiles
 // exchange their bmax and write the row_major block scales together, whole
 // L2 sectors at a time, after their tiles (cluster.cuh, tile_kernel).
-// Without one, a dense aligned pass leaves those scales to scale jobs in the
-// grid's first CTAs (scale_jobs.cuh, tile_kernel).
+// Without one, an aligned pass of one 128-token tile per CTA leaves those
+// scales to scale jobs in the grid's first CTAs (scale_jobs.cuh: dense in
+// tile_kernel, ragged after the group lookup in tile_kernel_body).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_TILE_KERNEL_CUH
@@ -517,6 +518,10 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // Row_major col scales from the kernel's scale jobs (tile_kernel): the
   // tiles store none.
   constexpr bool kJobs = uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>();
+  // The grid has at least scale_jobs(tiles, K) CTAs: a CTA's tiles span 128
+  // tokens and at most 1024 features, a job 32 tiles and 1024 features.
+  static_assert(!kJobs || TILE_K * K_TILES <= kJobFeatures,
+                "every scale job has a CTA");
   // TILE_M 64: two CTAs (x = 2 * tile + half) share a 128-token tile, each
   // loading, converting and storing 64 of its tokens (half the bytes per
   // CTA: more CTAs resident, shorter load -> store chains). The 1x128 block
@@ -587,14 +592,33 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   } else {
     const i64 G = args.G;
     const i64 t = bx;
+    // A CTA with a scale job (the first scale_jobs(grid tiles, K) of the
+    // grid) has its lookup collect the job's 32 tiles' tokens.
+    i64 jt0 = -1, jfb = 0;
+    __shared__ TileTokens s_jtiles[kJobs ? 32 : 1];
+    if constexpr (kJobs) {
+      const i64 jm = (gridDim.x + 31) / 32;
+      const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
+      if (job < scale_jobs(gridDim.x, K)) {
+        jt0 = job % jm * 32;
+        jfb = job / jm;
+      }
+    }
     TileHit h;
-    if (!locate_tile<Rag, THREADS>(args, M, t,
-                                   blockIdx.x == 0 && blockIdx.y == 0, h))
+    if (!locate_tile<Rag, THREADS, kJobs>(
+            args, M, t, blockIdx.x == 0 && blockIdx.y == 0, h, jt0, s_jtiles))
       return false;
     C = col_columns<Rag>(M, G);
     scols[0] = scale_columns<Rag, 32>(C, G);
     scols[1] = scale_columns<Rag, 128>(C, G);
     cend = C;
+    if constexpr (kJobs) {
+      // The groups' tiles of the job (the tail is untouched: uses_scale_jobs).
+      if (jt0 >= 0)
+        run_scale_job<Cfg, THREADS>(
+            args, K, jfb, jt0, h.total.t128, scols[1],
+            s_jtiles[job_tile_of<THREADS>(threadIdx.x)]);
+    }
     // (scol_end: one write per thread, the same value in every thread.)
     if constexpr (!Rag::zero_tail) {
       // "capacity_tail": "untouched": nothing at or past p[G] is written,
@@ -957,7 +981,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
 }
 
 /// The tile-family kernel (the emitted entry's body): tile_kernel_body,
-/// after a scale job in the first CTAs of a kernel that uses them
+/// after a scale job in the first CTAs of a dense kernel that uses them
 /// (scale_jobs.cuh), and with CLUSTER_M > 1 (an entry declared
 /// __cluster_dims__(CLUSTER_M, 1, 1), a grid rounded up to whole clusters along
 /// x) the cluster's block scales after it (cluster.cuh). Every CTA of a cluster
@@ -975,15 +999,21 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   __shared__ unsigned long long s_cbar; // (unused without a cluster)
   Cluster cluster;
   if constexpr (CLUSTER_M == 1) {
-    if constexpr (uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>()) {
-      // The grid has at least scale_jobs(M, K) CTAs: a CTA's tiles span
-      // 128 tokens and at most 1024 features, a job 4096 and 1024.
-      static_assert(TILE_K * K_TILES <= kJobFeatures,
-                    "every scale job has a CTA");
+    // Dense scale jobs run here; ragged ones need the group lookup, in the
+    // body.
+    if constexpr (uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>() &&
+                  !Cfg::ragged::enabled) {
       const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
+      const i64 M = args.M;
+      const i64 tiles = (M + 127) / 128;
       const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      if (job < scale_jobs(args.M, K))
-        run_scale_job<Cfg, THREADS>(args, args.M, K, job);
+      if (job < scale_jobs(tiles, K)) {
+        const i64 jm = (tiles + 31) / 32;
+        const i64 tile0 = job % jm * 32;
+        const i64 t0 = (tile0 + job_tile_of<THREADS>(threadIdx.x)) * 128;
+        run_scale_job<Cfg, THREADS>(args, K, job / jm, tile0, tiles, tiles,
+                                    {t0, clamp_count(M - t0, 128)});
+      }
     }
     i64 scol_end; // (only the cluster's scale stores use it)
     tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
