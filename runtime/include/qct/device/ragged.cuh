@@ -188,22 +188,21 @@ struct TileTokens {
   int nt;
 };
 
-/// For a lookup that also collects the 32 consecutive tiles from jt0 (a
-/// scale job's, scale_jobs.cuh; jt0 < 0: none): the group of first token
-/// lo, n tokens and tiles [t, t + tiles) writes those of its tiles in the
-/// range to s_tiles[tile - jt0]. (A group padded to a multiple of 128 has
-/// tokens in tile i up to n - 128 i, as tile_kernel_body's own tile.)
-QCT_DEV void collect_job_tiles(TileTokens *s_tiles, i64 jt0, i64 lo, i64 n,
+/// For a lookup that also collects the tokens of N consecutive tiles from
+/// `first` (a scale job's, scale_jobs.cuh): the group of first token lo, n
+/// tokens and tiles [t, t + tiles) writes those of its tiles in the range
+/// to s_tiles[tile - first]. (A group padded to a multiple of 128 has tokens
+/// in tile i up to n - 128 i, as tile_kernel_body's own tile.)
+template <int N>
+QCT_DEV void collect_job_tiles(TileTokens *s_tiles, i64 first, i64 lo, i64 n,
                                i64 t, i64 tiles) {
-  if (jt0 < 0)
-    return;
-  const i64 from = t > jt0 ? t : jt0;
-  const i64 to = t + tiles < jt0 + 32 ? t + tiles : jt0 + 32;
+  const i64 from = t > first ? t : first;
+  const i64 to = t + tiles < first + N ? t + tiles : first + N;
 #pragma unroll 1
   for (i64 tt = from; tt < to; ++tt) {
     const i64 left = n - 128 * (tt - t);
-    s_tiles[tt - jt0] = {lo + 128 * (tt - t),
-                         left <= 0 ? 0 : (left < 128 ? (int)left : 128)};
+    s_tiles[tt - first] = {lo + 128 * (tt - t),
+                           left <= 0 ? 0 : (left < 128 ? (int)left : 128)};
   }
 }
 
@@ -226,10 +225,10 @@ struct TileHit {
 /// there is one CTA per tile and K span) and its instructions issue beside
 /// the other resident CTAs' conversions: a second lookup per CTA cost 7 us
 /// of 112 at 32 groups and 17 of 152 at 256 (docs/performance.md).
-template <typename Rag, int THREADS, bool JOB = false>
+template <typename Rag, int THREADS, int JOB_TILES = 0>
 QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
-                             bool write, TileHit &hit, i64 jt0 = -1,
-                             TileTokens *s_tiles = nullptr) {
+                             bool write, TileHit &hit, bool collect = false,
+                             i64 first = 0, TileTokens *s_tiles = nullptr) {
   static_assert(Rag::pad % 128 == 0 && sizeof(typename Rag::offset_t) == 4,
                 "int32 offsets, groups padded to a multiple of 128");
   constexpr u32 P = (u32)Rag::pad;
@@ -244,8 +243,8 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
   u32 carry = 0;
   if (threadIdx.x == 0)
     s_hit = make_int4(0, 0, 0, 0);
-  if constexpr (JOB) // (the scan's first barrier orders these first)
-    if (jt0 >= 0 && threadIdx.x < 32)
+  if constexpr (JOB_TILES > 0) // (the scan's first barrier orders these)
+    if (collect && threadIdx.x < JOB_TILES)
       s_tiles[threadIdx.x] = {0, 0};
   if (!bad) {
     // Thread 0's end checks load both ends with the first groups' offsets
@@ -278,8 +277,9 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
         // [t, t + tiles)).
         if (tile >= (i64)t && tile < (i64)t + tiles)
           s_hit = make_int4(lo, (int)n, (int)t, (int)tiles);
-        if constexpr (JOB)
-          collect_job_tiles(s_tiles, jt0, lo, n, t, tiles);
+        if constexpr (JOB_TILES > 0)
+          if (collect)
+            collect_job_tiles<JOB_TILES>(s_tiles, first, lo, n, t, tiles);
         if (Rag::write_padded && write && poff)
           poff[g] = (int)(128 * t);
       }
@@ -312,18 +312,19 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
 /// tile index `tile` publishes that group (the scan already passes every
 /// group through some thread). Returns false for bad offsets, after raising
 /// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing. With int32 offsets
-/// and groups padded to a multiple of 128: locate_tile_u32. With JOB and
-/// jt0 >= 0, the same scan also publishes the tokens of tiles jt0..jt0+31
-/// in s_tiles (shared, 32 entries; collect_job_tiles).
-template <typename Rag, int THREADS, bool JOB = false>
+/// and groups padded to a multiple of 128: locate_tile_u32. With JOB_TILES
+/// and `collect`, the same scan also publishes the tokens of tiles
+/// first..first+JOB_TILES-1 in s_tiles (shared, JOB_TILES <= THREADS entries;
+/// collect_job_tiles).
+template <typename Rag, int THREADS, int JOB_TILES = 0>
 QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
-                         bool write, TileHit &hit, i64 jt0 = -1,
-                         TileTokens *s_tiles = nullptr) {
+                         bool write, TileHit &hit, bool collect = false,
+                         i64 first = 0, TileTokens *s_tiles = nullptr) {
   using OffT = typename Rag::offset_t;
   constexpr i64 P = Rag::pad;
   if constexpr (P % 128 == 0 && sizeof(OffT) == 4) {
-    return locate_tile_u32<Rag, THREADS, JOB>(args, M, tile, write, hit, jt0,
-                                              s_tiles);
+    return locate_tile_u32<Rag, THREADS, JOB_TILES>(args, M, tile, write, hit,
+                                                    collect, first, s_tiles);
   } else {
     const OffT *off = static_cast<const OffT *>(args.offsets);
     OffT *poff = static_cast<OffT *>(args.padded_offsets);
@@ -333,8 +334,8 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
     GroupSums carry = {0, 0, 0};
     if (threadIdx.x == 0)
       s_hit.found = false;
-    if constexpr (JOB) // (the scan's first barrier orders these first)
-      if (jt0 >= 0 && threadIdx.x < 32)
+    if constexpr (JOB_TILES > 0) // (the scan's first barrier orders these)
+      if (collect && threadIdx.x < JOB_TILES)
         s_tiles[threadIdx.x] = {0, 0};
     if (!bad) {
       OffT first = 0, last = 0; // thread 0's end checks, as locate_tile_u32
@@ -371,8 +372,9 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
           }
           if (Rag::write_padded && write && poff)
             poff[g] = (OffT)p;
-          if constexpr (JOB)
-            collect_job_tiles(s_tiles, jt0, lo, n, t, v.t128);
+          if constexpr (JOB_TILES > 0)
+            if (collect)
+              collect_job_tiles<JOB_TILES>(s_tiles, first, lo, n, t, v.t128);
         }
         carry.p += tot.p;
         carry.t128 += tot.t128;

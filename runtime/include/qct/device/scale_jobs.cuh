@@ -24,6 +24,16 @@
 // lookup, which collects them in the same scan (locate_tile); tiles past
 // the groups' own are not written.
 //
+// Whole sectors: where the row_major stride is not a multiple of 8 scale
+// columns (ragged, or cdiv(M, 128) % 8 != 0), a feature's 32 scales from
+// the job's first tile would start inside an L2 sector whose other part the
+// previous job writes, and partly written sectors cost DRAM reads: at 256
+// groups (stride 766) the jobs' scale stores took 8.6 us of 155, 4.0 more
+// than with sector-aligned rows (docs/perf/probe-2026-11-30-session17.log).
+// So each feature's window of 32 scales starts at the sector boundary at or
+// before the job's first tile, up to 7 tiles back, and a job also reduces
+// the 8 tiles before its own (kJobLead) for them.
+//
 //===----------------------------------------------------------------------===//
 #ifndef QCT_DEVICE_SCALE_JOBS_CUH
 #define QCT_DEVICE_SCALE_JOBS_CUH
@@ -34,10 +44,11 @@
 namespace qct {
 namespace dev {
 
-/// Tokens (32 tiles) and features (32 MX blocks) of one scale job. (An
-/// enum: a namespace-scope constexpr variable is emitted as a device global
-/// into every kernel's module, which changes every cubin.)
-enum : int { kJobTokens = 4096, kJobFeatures = 1024 };
+/// Tokens (32 tiles) and features (32 MX blocks) of one scale job, and the
+/// tiles before its own that it reduces for sector-aligned stores (see the
+/// header). (An enum: a namespace-scope constexpr variable is emitted as a
+/// device global into every kernel's module, which changes every cubin.)
+enum : int { kJobTokens = 4096, kJobFeatures = 1024, kJobLead = 8 };
 
 /// Whether a tile-family kernel writes its row_major col scales with scale
 /// jobs: the aligned pass, no cluster, and CTAs of one 128-token M tile.
@@ -53,11 +64,24 @@ QCT_HD constexpr bool uses_scale_jobs() {
          ColPlan<Cfg>::aligned_e2m1 && Cfg::any_row_major_col();
 }
 
-/// The scale jobs of a kernel of `tiles` 128-token tiles (dense:
-/// cdiv(M, 128); ragged: the grid's) and K features; jobs along the tiles
+/// Whether a job's feature windows reach back into the tiles before its own:
+/// the row_major stride (scale columns) is not a multiple of a sector's 8.
+QCT_HD bool jobs_lead(i64 stride) { return stride % 8 != 0; }
+
+/// The scale jobs along the tiles of a kernel of `tiles` 128-token tiles
+/// (dense: cdiv(M, 128); ragged: the grid's) and row_major stride `stride`.
+/// With a lead, one more where the last job's windows end before `tiles`
+/// (the next job's lead writes the rest). At most `tiles`: every job has a
+/// CTA.
+QCT_HD i64 scale_jobs_along(i64 tiles, i64 stride) {
+  return (tiles + (jobs_lead(stride) ? kJobLead : 0) + 31) / 32;
+}
+
+/// The scale jobs of such a kernel with K features; jobs along the tiles
 /// vary fastest.
-QCT_HD i64 scale_jobs(i64 tiles, i64 K) {
-  return (tiles + 31) / 32 * ((K + kJobFeatures - 1) / kJobFeatures);
+QCT_HD i64 scale_jobs(i64 tiles, i64 K, i64 stride) {
+  return scale_jobs_along(tiles, stride) *
+         ((K + kJobFeatures - 1) / kJobFeatures);
 }
 
 /// The job tile (0..31) whose tokens this thread reduces: a tile's
@@ -66,39 +90,24 @@ template <int THREADS> QCT_HD int job_tile_of(int thread) {
   return thread / (THREADS / 32);
 }
 
+/// The lead tile (0..7: the job's first tile - 8 + that) whose tokens this
+/// thread reduces: THREADS / 8 consecutive threads each.
+template <int THREADS> QCT_HD int job_lead_tile_of(int thread) {
+  return thread / (THREADS / kJobLead);
+}
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-/// One scale job of a kernel with THREADS threads: feature blocks of 32
-/// from 32 * fb, tiles (row_major scale columns) tile0..tile0+31, of which
-/// those below tile_end are written, `stride` columns per scale row. `mine`
-/// is the tokens of this thread's tile, tile0 + job_tile_of<THREADS>. It
-/// uses the first 1152 bytes of the dynamic shared memory and ends with a
-/// barrier, after which the CTA's tiles may use it.
-template <typename Cfg, int THREADS>
-QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 K, i64 fb,
-                           i64 tile0, i64 tile_end, i64 stride,
-                           TileTokens mine) {
-  static_assert(THREADS == 128 || THREADS == 256,
-                "scale jobs: 128 or 256 threads");
-  constexpr int R = kJobTokens / THREADS; // token rows per thread
-  constexpr int TPT = 128 / R;            // threads per tile
-  constexpr int NW = THREADS / 32;
-  constexpr int SW = 9;  // shared words per tile: 8, padded (no conflicts)
-  const i64 KB = K / 32; // scale bytes per token row
-  const i64 b0 = fb * 32;
-  const int nb = KB - b0 < 32 ? (int)(KB - b0) : 32; // the job's MX blocks
-  // Per MX block, bmax + 1 as a byte (0: none so far). Adding 1 wraps 0xFF
-  // (no finite scale, which bmax skips) to 0, so an unsigned byte maximum
-  // gives bmax + 1, and rows past the tile's tokens add nothing.
-  u32 mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const u8 *sc = static_cast<const u8 *>(args.src_scales);
-  const int sub = (int)(threadIdx.x % TPT) * R; // first row in the tile
-  const i64 row0 = mine.t0 + sub;
-  const int left = mine.nt - sub; // rows of this thread's R in the tile
-  const int rows = left <= 0 ? 0 : left < R ? left : R;
+/// Folds the source scale bytes of `rows` token rows from row0, MX blocks
+/// b0..b0+nb-1 (nb <= 32), into mx: per block, the unsigned byte maximum of
+/// (byte + 1). Adding 1 wraps 0xFF (no finite scale, which bmax skips) to 0,
+/// so the maximum is bmax + 1, and 0 where no row has a finite scale.
+template <int UNROLL>
+QCT_DEV void fold_scale_rows(const u8 *sc, i64 KB, i64 b0, int nb, i64 row0,
+                             int rows, u32 (&mx)[8]) {
   if (KB % 16 == 0 && nb % 16 == 0) {
     // Every row's bytes are 16-byte aligned and the job takes 1 or 2 whole
     // 16-byte chunks of each (K a multiple of 512).
-#pragma unroll 4
+#pragma unroll UNROLL
     for (int r = 0; r < rows; ++r) {
       const uint4 *p =
           reinterpret_cast<const uint4 *>(sc + (row0 + r) * KB + b0);
@@ -126,37 +135,85 @@ QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 K, i64 fb,
                                       << (8 * (b % 4)));
     }
   }
-  // A tile's TPT threads are consecutive lanes.
+}
+
+/// Folds the scale bytes of this thread's R rows of tile `tt` (its
+/// threadIdx.x % (128 / R)-th run of R rows) into mx, reduces them over the
+/// tile's 128 / R consecutive lanes, and has the first of those lanes store
+/// them at s_b[slot * SW ..] (8 words).
+template <int R, int UNROLL, int SW>
+QCT_DEV void reduce_job_tile(const u8 *sc, i64 KB, i64 b0, int nb,
+                             TileTokens tt, u32 *s_b, int slot) {
+  constexpr int TPT = 128 / R; // threads per tile
+  u32 mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const int sub = (int)(threadIdx.x % TPT) * R; // first row in the tile
+  const int left = tt.nt - sub; // rows of this thread's R in the tile
+  const int rows = left <= 0 ? 0 : (left < R ? left : R);
+  fold_scale_rows<UNROLL>(sc, KB, b0, nb, tt.t0 + sub, rows, mx);
 #pragma unroll
   for (int o = 1; o < TPT; o <<= 1)
 #pragma unroll
     for (int i = 0; i < 8; ++i)
       mx[i] = __vmaxu4(mx[i], __shfl_xor_sync(0xFFFFFFFFu, mx[i], o));
-  extern __shared__ __align__(16) u8 smem[];
-  u32 *s_b = reinterpret_cast<u32 *>(smem); // [32 tiles][SW words]
   if (threadIdx.x % TPT == 0)
 #pragma unroll
     for (int i = 0; i < 8; ++i)
-      s_b[(threadIdx.x / TPT) * SW + i] = mx[i];
+      s_b[slot * SW + i] = mx[i];
+}
+
+/// One scale job of a kernel with THREADS threads: feature blocks of 32
+/// from 32 * fb, tiles (row_major scale columns) tile0..tile0+31, of which
+/// those below tile_end are written, `stride` columns per scale row; with a
+/// lead (jobs_lead(stride)), each feature's window of 32 starts at the sector
+/// boundary at or before tile0 (see the header). `mine` is the tokens of this
+/// thread's tile, tile0 + job_tile_of<THREADS>, and `lead` of its lead tile,
+/// tile0 - 8 + job_lead_tile_of<THREADS> (read only with a lead and tile0 >
+/// 0). It uses the first 1440 bytes of the dynamic shared memory and ends
+/// with a barrier, after which the CTA's tiles may use it.
+template <typename Cfg, int THREADS>
+QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 K, i64 fb,
+                           i64 tile0, i64 tile_end, i64 stride, TileTokens mine,
+                           TileTokens lead) {
+  static_assert(THREADS == 128 || THREADS == 256,
+                "scale jobs: 128 or 256 threads");
+  constexpr int NW = THREADS / 32;
+  constexpr int SW = 9;  // shared words per tile: 8, padded (no conflicts)
+  const i64 KB = K / 32; // scale bytes per token row
+  const i64 b0 = fb * 32;
+  const int nb = KB - b0 < 32 ? (int)(KB - b0) : 32; // the job's MX blocks
+  const u8 *sc = static_cast<const u8 *>(args.src_scales);
+  extern __shared__ __align__(16) u8 smem[];
+  // Per tile, bmax + 1 per MX block as bytes: [8 lead + 32 tiles][SW words].
+  u32 *s_b = reinterpret_cast<u32 *>(smem);
+  reduce_job_tile<kJobTokens / THREADS, 4, SW>(
+      sc, KB, b0, nb, mine, s_b, kJobLead + job_tile_of<THREADS>(threadIdx.x));
+  const bool lead_in = jobs_lead(stride) && tile0 > 0; // uniform
+  if (lead_in)
+    reduce_job_tile<kJobLead * 128 / THREADS, 4, SW>(
+        sc, KB, b0, nb, lead, s_b, job_lead_tile_of<THREADS>(threadIdx.x));
   __syncthreads();
-  // Lane l writes tile tb * 32 + l: a warp store is a feature's 32 tile
-  // scales, one 128-byte line.
+  // Each warp store is one feature's 32 tile scales: 128 bytes from a
+  // sector boundary (a whole line where the stride is a multiple of 32).
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const i64 tile = tile0 + lane;
-  const u8 *my = reinterpret_cast<const u8 *>(s_b + lane * SW);
 #pragma unroll 1
   for (int blk = 0; blk < nb; ++blk) {
-    const int bm = (int)my[blk] - 1;
     static_for<0, Cfg::num_outputs>([&](auto oi) {
       using O = typename Cfg::template out<decltype(oi)::value>;
       if constexpr (O::col && O::scale_layout == ScaleLayout::row_major) {
-        const u32 s =
-            pow2_f32_bits(aligned_scale_exp(bm, 2, O::T::elem().emax));
         u32 *out = static_cast<u32 *>(args.out_scales[decltype(oi)::value]);
 #pragma unroll
-        for (int f = warp; f < 32; f += NW)
-          if (tile < tile_end)
-            out[((b0 + blk) * 32 + f) * stride + tile] = s;
+        for (int f = warp; f < 32; f += NW) {
+          const i64 row = (b0 + blk) * 32 + f;
+          // Columns back to the sector boundary (0 without a lead).
+          const int back = (int)((row * stride) & 7);
+          const i64 tile = tile0 - back + lane;
+          const u8 *sb =
+              reinterpret_cast<const u8 *>(s_b + (kJobLead - back + lane) * SW);
+          const int bm = (int)sb[blk] - 1;
+          if (tile >= 0 && tile < tile_end)
+            out[row * stride + tile] =
+                pow2_f32_bits(aligned_scale_exp(bm, 2, O::T::elem().emax));
+        }
       }
     });
   }

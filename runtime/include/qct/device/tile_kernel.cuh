@@ -592,32 +592,36 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   } else {
     const i64 G = args.G;
     const i64 t = bx;
-    // A CTA with a scale job (the first scale_jobs(grid tiles, K) of the
-    // grid) has its lookup collect the job's 32 tiles' tokens.
-    i64 jt0 = -1, jfb = 0;
-    __shared__ TileTokens s_jtiles[kJobs ? 32 : 1];
-    if constexpr (kJobs) {
-      const i64 jm = (gridDim.x + 31) / 32;
-      const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      if (job < scale_jobs(gridDim.x, K)) {
-        jt0 = job % jm * 32;
-        jfb = job / jm;
-      }
-    }
-    TileHit h;
-    if (!locate_tile<Rag, THREADS, kJobs>(
-            args, M, t, blockIdx.x == 0 && blockIdx.y == 0, h, jt0, s_jtiles))
-      return false;
     C = col_columns<Rag>(M, G);
     scols[0] = scale_columns<Rag, 32>(C, G);
     scols[1] = scale_columns<Rag, 128>(C, G);
     cend = C;
+    // A CTA with a scale job (the first scale_jobs(grid tiles, K, stride) of
+    // the grid) has its lookup collect the tokens of the job's lead and own
+    // tiles.
+    constexpr int kJobTiles = kJobs ? kJobLead + 32 : 0;
+    i64 jt0 = 0, jfb = 0;
+    bool job = false;
+    __shared__ TileTokens s_jtiles[kJobs ? kJobTiles : 1];
+    if constexpr (kJobs) {
+      const i64 jm = scale_jobs_along(gridDim.x, scols[1]);
+      const i64 j = (i64)blockIdx.y * gridDim.x + blockIdx.x;
+      job = j < scale_jobs(gridDim.x, K, scols[1]);
+      jt0 = j % jm * 32;
+      jfb = j / jm;
+    }
+    TileHit h;
+    if (!locate_tile<Rag, THREADS, kJobTiles>(
+            args, M, t, blockIdx.x == 0 && blockIdx.y == 0, h, job,
+            jt0 - kJobLead, s_jtiles))
+      return false;
     if constexpr (kJobs) {
       // The groups' tiles of the job (the tail is untouched: uses_scale_jobs).
-      if (jt0 >= 0)
+      if (job)
         run_scale_job<Cfg, THREADS>(
             args, K, jfb, jt0, h.total.t128, scols[1],
-            s_jtiles[job_tile_of<THREADS>(threadIdx.x)]);
+            s_jtiles[kJobLead + job_tile_of<THREADS>(threadIdx.x)],
+            s_jtiles[job_lead_tile_of<THREADS>(threadIdx.x)]);
     }
     // (scol_end: one write per thread, the same value in every thread.)
     if constexpr (!Rag::zero_tail) {
@@ -1005,14 +1009,17 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
                   !Cfg::ragged::enabled) {
       const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
       const i64 M = args.M;
-      const i64 tiles = (M + 127) / 128;
+      const i64 tiles = (M + 127) / 128; // also the row_major stride
       const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      if (job < scale_jobs(tiles, K)) {
-        const i64 jm = (tiles + 31) / 32;
+      if (job < scale_jobs(tiles, K, tiles)) {
+        const i64 jm = scale_jobs_along(tiles, tiles);
         const i64 tile0 = job % jm * 32;
         const i64 t0 = (tile0 + job_tile_of<THREADS>(threadIdx.x)) * 128;
+        const i64 l0 =
+            (tile0 - kJobLead + job_lead_tile_of<THREADS>(threadIdx.x)) * 128;
         run_scale_job<Cfg, THREADS>(args, K, job / jm, tile0, tiles, tiles,
-                                    {t0, clamp_count(M - t0, 128)});
+                                    {t0, clamp_count(M - t0, 128)},
+                                    {l0, clamp_count(M - l0, 128)});
       }
     }
     i64 scol_end; // (only the cluster's scale stores use it)
