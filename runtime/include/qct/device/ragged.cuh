@@ -228,7 +228,7 @@ struct TileHit {
 template <typename Rag, int THREADS, int JOB_TILES = 0>
 QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
                              bool write, TileHit &hit, bool collect = false,
-                             i64 first = 0, TileTokens *s_tiles = nullptr) {
+                             i64 jfirst = 0, TileTokens *s_tiles = nullptr) {
   static_assert(Rag::pad % 128 == 0 && sizeof(typename Rag::offset_t) == 4,
                 "int32 offsets, groups padded to a multiple of 128");
   constexpr u32 P = (u32)Rag::pad;
@@ -279,7 +279,7 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
           s_hit = make_int4(lo, (int)n, (int)t, (int)tiles);
         if constexpr (JOB_TILES > 0)
           if (collect)
-            collect_job_tiles<JOB_TILES>(s_tiles, first, lo, n, t, tiles);
+            collect_job_tiles<JOB_TILES>(s_tiles, jfirst, lo, n, t, tiles);
         if (Rag::write_padded && write && poff)
           poff[g] = (int)(128 * t);
       }
@@ -314,17 +314,17 @@ QCT_DEV bool locate_tile_u32(const qct_kernel_args &args, i64 M, i64 tile,
 /// QCT_ERROR_BAD_OFFSETS; the caller then writes nothing. With int32 offsets
 /// and groups padded to a multiple of 128: locate_tile_u32. With JOB_TILES
 /// and `collect`, the same scan also publishes the tokens of tiles
-/// first..first+JOB_TILES-1 in s_tiles (shared, JOB_TILES <= THREADS entries;
+/// jfirst..jfirst+JOB_TILES-1 in s_tiles (shared, JOB_TILES <= THREADS entries;
 /// collect_job_tiles).
 template <typename Rag, int THREADS, int JOB_TILES = 0>
 QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
                          bool write, TileHit &hit, bool collect = false,
-                         i64 first = 0, TileTokens *s_tiles = nullptr) {
+                         i64 jfirst = 0, TileTokens *s_tiles = nullptr) {
   using OffT = typename Rag::offset_t;
   constexpr i64 P = Rag::pad;
   if constexpr (P % 128 == 0 && sizeof(OffT) == 4) {
     return locate_tile_u32<Rag, THREADS, JOB_TILES>(args, M, tile, write, hit,
-                                                    collect, first, s_tiles);
+                                                    collect, jfirst, s_tiles);
   } else {
     const OffT *off = static_cast<const OffT *>(args.offsets);
     OffT *poff = static_cast<OffT *>(args.padded_offsets);
@@ -374,7 +374,7 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
             poff[g] = (OffT)p;
           if constexpr (JOB_TILES > 0)
             if (collect)
-              collect_job_tiles<JOB_TILES>(s_tiles, first, lo, n, t, v.t128);
+              collect_job_tiles<JOB_TILES>(s_tiles, jfirst, lo, n, t, v.t128);
         }
         carry.p += tot.p;
         carry.t128 += tot.t128;
