@@ -592,10 +592,6 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   } else {
     const i64 G = args.G;
     const i64 t = bx;
-    C = col_columns<Rag>(M, G);
-    scols[0] = scale_columns<Rag, 32>(C, G);
-    scols[1] = scale_columns<Rag, 128>(C, G);
-    cend = C;
     // A CTA with a scale job (the first scale_jobs(grid tiles, K, stride) of
     // the grid) has its lookup collect the tokens of the job's lead and own
     // tiles.
@@ -604,9 +600,11 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     bool job = false;
     __shared__ TileTokens s_jtiles[kJobs ? kJobTiles : 1];
     if constexpr (kJobs) {
-      const i64 jm = scale_jobs_along(gridDim.x, scols[1]);
+      const i64 stride =
+          scale_columns<Rag, 128>(col_columns<Rag>(M, G), G); // scols[1]
+      const i64 jm = scale_jobs_along(gridDim.x, stride);
       const i64 j = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      job = j < scale_jobs(gridDim.x, K, scols[1]);
+      job = j < scale_jobs(gridDim.x, K, stride);
       jt0 = j % jm * 32;
       jfb = j / jm;
     }
@@ -615,6 +613,10 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
             args, M, t, blockIdx.x == 0 && blockIdx.y == 0, h, job,
             jt0 - kJobLead, s_jtiles))
       return false;
+    C = col_columns<Rag>(M, G);
+    scols[0] = scale_columns<Rag, 32>(C, G);
+    scols[1] = scale_columns<Rag, 128>(C, G);
+    cend = C;
     if constexpr (kJobs) {
       // The groups' tiles of the job (the tail is untouched: uses_scale_jobs).
       if (job)
