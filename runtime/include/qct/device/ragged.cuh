@@ -39,6 +39,41 @@ template <typename Rag, int B> QCT_HD i64 scale_columns(i64 C, i64 G) {
   return (C + B - 1) / B + (Rag::enabled ? G : 0);
 }
 
+/// The tokens of one 128-token tile: its first source row and how many
+/// (0: a tile of group padding, or past the groups' tiles).
+struct TileTokens {
+  i64 t0;
+  int nt;
+};
+
+/// For a lookup that also collects the tokens of N consecutive tiles from
+/// `first` (a scale job's, scale_jobs.cuh): the group of first token lo, n
+/// tokens and tiles [t, t + tiles) writes those of its tiles in the range
+/// to s_tiles[tile - first]. (A group padded to a multiple of 128 has tokens
+/// in tile i up to n - 128 i, as tile_kernel_body's own tile.)
+template <int N>
+QCT_HD void collect_job_tiles(TileTokens *s_tiles, i64 first, i64 lo, i64 n,
+                              i64 t, i64 tiles) {
+  const i64 from = t > first ? t : first;
+  const i64 to = t + tiles < first + N ? t + tiles : first + N;
+#pragma unroll 1
+  for (i64 tt = from; tt < to; ++tt) {
+    const i64 left = n - 128 * (tt - t);
+    s_tiles[tt - first] = {lo + 128 * (tt - t),
+                           left <= 0 ? 0 : (left < 128 ? (int)left : 128)};
+  }
+}
+
+/// What a tile-family CTA needs to know about its group: the group's first
+/// token, padded position, first tile and first 32-block, its tokens and
+/// padded tokens; and the totals p[G], t[G], s[G] (capacity tail).
+struct TileHit {
+  i64 o, p, t, s, n, np;
+  GroupSums total;
+  bool found;
+};
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 /// Block-wide exclusive prefix sums of v, and their total. TILES_ONLY: the
 /// caller guarantees p = 128 * t128 and s32 = 4 * t128 (groups padded to a
 /// multiple of 128), so only t128 is shuffled (a third of the shuffles).
@@ -180,40 +215,6 @@ QCT_DEV bool scan_groups(const qct_kernel_args &args, i64 M) {
   }
   return !agree_on_offsets(args, bad);
 }
-
-/// The tokens of one 128-token tile: its first source row and how many
-/// (0: a tile of group padding, or past the groups' tiles).
-struct TileTokens {
-  i64 t0;
-  int nt;
-};
-
-/// For a lookup that also collects the tokens of N consecutive tiles from
-/// `first` (a scale job's, scale_jobs.cuh): the group of first token lo, n
-/// tokens and tiles [t, t + tiles) writes those of its tiles in the range
-/// to s_tiles[tile - first]. (A group padded to a multiple of 128 has tokens
-/// in tile i up to n - 128 i, as tile_kernel_body's own tile.)
-template <int N>
-QCT_DEV void collect_job_tiles(TileTokens *s_tiles, i64 first, i64 lo, i64 n,
-                               i64 t, i64 tiles) {
-  const i64 from = t > first ? t : first;
-  const i64 to = t + tiles < first + N ? t + tiles : first + N;
-#pragma unroll 1
-  for (i64 tt = from; tt < to; ++tt) {
-    const i64 left = n - 128 * (tt - t);
-    s_tiles[tt - first] = {lo + 128 * (tt - t),
-                           left <= 0 ? 0 : (left < 128 ? (int)left : 128)};
-  }
-}
-
-/// What a tile-family CTA needs to know about its group: the group's first
-/// token, padded position, first tile and first 32-block, its tokens and
-/// padded tokens; and the totals p[G], t[G], s[G] (capacity tail).
-struct TileHit {
-  i64 o, p, t, s, n, np;
-  GroupSums total;
-  bool found;
-};
 
 /// locate_tile where the offsets are int32 and groups are padded to a
 /// multiple of 128 (both bundled ragged specs): a group's tiles say it all
@@ -393,6 +394,8 @@ QCT_DEV bool locate_tile(const qct_kernel_args &args, i64 M, i64 tile,
     return !bad;
   }
 }
+
+#endif // CUDA
 
 } // namespace dev
 } // namespace qct

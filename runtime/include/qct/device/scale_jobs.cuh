@@ -96,6 +96,13 @@ template <int THREADS> QCT_HD int job_lead_tile_of(int thread) {
   return thread / (THREADS / kJobLead);
 }
 
+/// How many tiles before the job's first tile its window of 32 scales in
+/// scale row `row` (a feature) of `stride` columns starts: back to the
+/// sector boundary at or before it, 0 to 7 (0 without a lead).
+QCT_HD int job_window_back(i64 row, i64 stride) {
+  return (int)((row * stride) & 7);
+}
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 /// Folds the source scale bytes of `rows` token rows from row0, MX blocks
 /// b0..b0+nb-1 (nb <= 32), into mx: per block, the unsigned byte maximum of
@@ -204,8 +211,7 @@ QCT_DEV void run_scale_job(const qct_kernel_args &args, i64 K, i64 fb,
 #pragma unroll
         for (int f = warp; f < 32; f += NW) {
           const i64 row = (b0 + blk) * 32 + f;
-          // Columns back to the sector boundary (0 without a lead).
-          const int back = (int)((row * stride) & 7);
+          const int back = job_window_back(row, stride);
           const i64 tile = tile0 - back + lane;
           const u8 *sb =
               reinterpret_cast<const u8 *>(s_b + (kJobLead - back + lane) * SW);
