@@ -231,10 +231,11 @@ struct QCTLowerToKernelPass
       // sectors, ran no faster: docs/perf/probe-2026-11-29-session6.log).
       // Only where some col output has row_major scales: with mn_major ones
       // the exchange buys nothing (105.9 us without, 123.9 with, at K_TILES
-      // 1; docs/perf/probe-2026-11-30-session7.log). At 1 a dense kernel
-      // writes them with scale jobs instead (scale_jobs.cuh), which `qct
-      // tune` picks where it is faster (H200, M = 32768); the default stays
-      // 8, which is faster at M = 131072.
+      // 1; docs/perf/probe-2026-11-30-session7.log). At 1 the kernel
+      // writes them with scale jobs instead (scale_jobs.cuh; dense, and
+      // ragged with an untouched tail), which `qct tune` picks where it is
+      // faster (H200, M = 32768, dense and ragged); the default stays 8,
+      // which is faster for the dense kernel at M = 131072.
       if (clusters)
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
       else

@@ -1,0 +1,76 @@
+"""`python -m qct.bench.codes`: which schedules of which kernels build different machine code.
+
+Compiles every legal schedule of the chosen generated kernels with NVRTC (no GPU; the runtime's
+embedded device headers, so build the runtime at the tree you mean first) and records the
+`tuning.code_hash` of each cubin in a JSON file. With `--against FILE` (a file written the same
+way from another tree) it lists the schedules whose code differs. NVRTC output is deterministic
+for a source, its options, arch and NVRTC version, so a schedule whose cubin is byte-identical to
+one the GPU tier verified runs verified code: that is how a device-library edit shows which
+kernels it touched before any device time is spent (docs/performance.md, "Method").
+Example: `python -m qct.bench.codes mxfp4_to_fp8_e4m3_col_ragged --out /tmp/new.json --against
+/tmp/old.json`. Exit status 1 when --against finds a difference, 0 when none, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from qct import runtime, tuning, verify
+
+
+def schedule_codes(generated: Path, kernels: list[str], arch: str) -> dict[str, str]:
+    """'<kernel> <schedule label>' -> code hash, for every legal schedule of each kernel."""
+    codes: dict[str, str] = {}
+    for name in kernels:
+        meta = verify.load_metadata(generated / f"{name}.json")
+        for schedule in verify.schedules(meta):
+            cubin = runtime.compile_to_cubin(generated / f"{name}.cu", arch=arch,
+                                             schedule=dict(schedule))
+            codes[f"{name} {tuning.schedule_label(schedule)}"] = tuning.code_hash(cubin)
+    return codes
+
+
+def differences(new: dict[str, str], old: dict[str, str]) -> list[str]:
+    """The schedules of `new` whose code is not the one `old` recorded (or that `old` lacks)."""
+    return sorted(key for key, code in new.items() if old.get(key) != code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m qct.bench.codes", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kernels", nargs="+", help="generated kernel names")
+    parser.add_argument("--generated", type=Path, default=Path("generated"))
+    parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--out", type=Path, help="write the codes here (JSON)")
+    parser.add_argument("--against", type=Path, help="codes written from another tree")
+    args = parser.parse_args(argv)
+    for name in args.kernels:
+        if not (args.generated / f"{name}.json").is_file():
+            print(f"qct.bench.codes: no kernel '{name}' in {args.generated} "
+                  f"(expected {args.generated / (name + '.json')})", file=sys.stderr)
+            return 2
+    old: dict[str, str] = {}
+    if args.against:
+        try:
+            old = json.loads(args.against.read_text())
+        except (OSError, ValueError) as e:
+            print(f"qct.bench.codes: --against {args.against}: {e}", file=sys.stderr)
+            return 2
+    codes = schedule_codes(args.generated, args.kernels, args.arch)
+    if args.out:
+        args.out.write_text(json.dumps(codes, indent=0, sort_keys=True) + "\n")
+    print(f"{len(codes)} schedules of {len(args.kernels)} kernel(s) compiled for {args.arch}")
+    if not args.against:
+        return 0
+    changed = differences(codes, old)
+    for key in changed:
+        print(f"  different code: {key}")
+    print(f"{len(codes) - len(changed)} the same as {args.against}, {len(changed)} different")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

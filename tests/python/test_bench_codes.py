@@ -1,0 +1,44 @@
+"""`python -m qct.bench.codes` (which schedules build different machine code) without a GPU: the
+difference of two code maps, and a round trip through NVRTC that finds a kernel's own codes the
+same and a tampered entry different (needs the runtime built, tools/build)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qct import _ffi
+from qct.bench import codes
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_differences_lists_changed_and_missing_schedules() -> None:
+    new = {"k A=1": "aa", "k A=2": "bb", "k A=3": "cc"}
+    old = {"k A=1": "aa", "k A=2": "xx", "other A=1": "dd"}
+    assert codes.differences(new, old) == ["k A=2", "k A=3"]
+    assert codes.differences(new, new) == []
+
+
+def test_unknown_kernel_is_an_input_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert codes.main(["no_such_kernel", "--generated", str(REPO / "generated")]) == 2
+    assert "no kernel 'no_such_kernel'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not _ffi.library_path().is_file(), reason="needs the runtime (tools/build)")
+def test_round_trip_finds_the_same_code_and_a_tampered_entry(tmp_path: Path) -> None:
+    name = "mxfp4_to_bf16_row"  # few schedules: a quick compile
+    out = tmp_path / "codes.json"
+    argv = [name, "--generated", str(REPO / "generated"), "--out", str(out)]
+    assert codes.main(argv) == 0
+    recorded = json.loads(out.read_text())
+    assert recorded and all(key.startswith(name + " ") for key in recorded)
+    assert codes.main([*argv, "--against", str(out)]) == 0
+    first = sorted(recorded)[0]
+    recorded[first] = "0" * 16
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(recorded))
+    assert codes.main([name, "--generated", str(REPO / "generated"), "--against",
+                       str(tampered)]) == 1
