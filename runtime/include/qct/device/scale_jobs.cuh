@@ -9,9 +9,9 @@
 // one 128-token tile per CTA gives that work to scale jobs instead, and its
 // data CTAs store no row_major scales. A job is 4096 tokens x 1024
 // features: 32 tiles x 32 MX blocks, one 32-byte source scale sector per
-// token row. The first scale_jobs(M, K) CTAs of the grid each run one
-// before their own tiles: they reduce the rows' scale bytes to the 32 x 32
-// bmax and write each feature's 32 tile scales as one 128-byte line. The
+// token row. The first scale_jobs(tiles, K, stride) CTAs of the grid each
+// run one before their own tiles: they reduce the rows' scale bytes to the
+// 32 x 32 bmax and write each feature's 32 tile scales, 128 bytes. The
 // jobs read the source scales a second time (1/17 of the source's bytes)
 // with evict_last, so that the data CTAs of the same tokens, which come
 // later, find them in L2.
