@@ -518,8 +518,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // Row_major col scales from the kernel's scale jobs (tile_kernel): the
   // tiles store none.
   constexpr bool kJobs = uses_scale_jobs<Cfg, CLUSTER_M, M_TILES, TILE_M>();
-  // The grid has at least scale_jobs(tiles, K) CTAs: a CTA's tiles span 128
-  // tokens and at most 1024 features, a job 32 tiles and 1024 features.
+  // The grid has at least scale_jobs(tiles, K, stride) CTAs: a CTA's tiles
+  // span 128 tokens and at most 1024 features, a job 1024 features and 32
+  // tiles, and there are at most as many jobs along the tiles as tiles.
   static_assert(!kJobs || TILE_K * K_TILES <= kJobFeatures,
                 "every scale job has a CTA");
   // TILE_M 64: two CTAs (x = 2 * tile + half) share a 128-token tile, each
