@@ -27,6 +27,18 @@ def test_unknown_kernel_is_an_input_error(capsys: pytest.CaptureFixture[str]) ->
     assert "no kernel 'no_such_kernel'" in capsys.readouterr().err
 
 
+def test_names_or_all_but_not_both(capsys: pytest.CaptureFixture[str]) -> None:
+    assert codes.main(["--generated", str(REPO / "generated")]) == 2
+    assert codes.main(["--all", "bf16_to_mxfp4_row", "--generated", str(REPO / "generated")]) == 2
+    assert "name kernels or pass --all" in capsys.readouterr().err
+
+
+def test_kernels_are_found_in_subfolders_as_the_gpu_tier_runs_them() -> None:
+    found = codes.generated_kernels(REPO / "generated")
+    assert found == {p.stem: p for p in (REPO / "generated").glob("**/*.json")}
+    assert any(p.parent.name == "coverage" for p in found.values())
+
+
 @pytest.mark.skipif(not _ffi.library_path().is_file(), reason="needs the runtime (tools/build)")
 def test_round_trip_finds_the_same_code_and_a_tampered_entry(tmp_path: Path) -> None:
     name = "mxfp4_to_bf16_row"  # few schedules: a quick compile

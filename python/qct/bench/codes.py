@@ -7,8 +7,10 @@ way from another tree) it lists the schedules whose code differs. NVRTC output i
 for a source, its options, arch and NVRTC version, so a schedule whose cubin is byte-identical to
 one the GPU tier verified runs verified code: that is how a device-library edit shows which
 kernels it touched before any device time is spent (docs/performance.md, "Method").
-Example: `python -m qct.bench.codes mxfp4_to_fp8_e4m3_col_ragged --out /tmp/new.json --against
-/tmp/old.json`. Exit status 1 when --against finds a difference, 0 when none, 2 on bad input.
+Examples: `python -m qct.bench.codes mxfp4_to_fp8_e4m3_col_ragged --out /tmp/new.json --against
+/tmp/old.json`; `python -m qct.bench.codes --all --against docs/perf/verified-codes.json` (every
+kernel under generated/, coverage kernels included, as the GPU tier runs them). Exit status 1
+when --against finds a difference, 0 when none, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -21,13 +23,20 @@ from pathlib import Path
 from qct import runtime, tuning, verify
 
 
-def schedule_codes(generated: Path, kernels: list[str], arch: str) -> dict[str, str]:
-    """'<kernel> <schedule label>' -> code hash, for every legal schedule of each kernel."""
+def generated_kernels(generated: Path) -> dict[str, Path]:
+    """Kernel name -> its metadata file, for every kernel under `generated` (subfolders such as
+    generated/coverage/ included)."""
+    return {p.stem: p for p in sorted(generated.glob("**/*.json"))}
+
+
+def schedule_codes(kernels: dict[str, Path], arch: str) -> dict[str, str]:
+    """'<kernel> <schedule label>' -> code hash, for every legal schedule of each kernel (name ->
+    metadata file, the CUDA source beside it)."""
     codes: dict[str, str] = {}
-    for name in kernels:
-        meta = verify.load_metadata(generated / f"{name}.json")
+    for name, meta_path in kernels.items():
+        meta = verify.load_metadata(meta_path)
         for schedule in verify.schedules(meta):
-            cubin = runtime.compile_to_cubin(generated / f"{name}.cu", arch=arch,
+            cubin = runtime.compile_to_cubin(meta_path.with_suffix(".cu"), arch=arch,
                                              schedule=dict(schedule))
             codes[f"{name} {tuning.schedule_label(schedule)}"] = tuning.code_hash(cubin)
     return codes
@@ -41,17 +50,23 @@ def differences(new: dict[str, str], old: dict[str, str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m qct.bench.codes", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kernels", nargs="+", help="generated kernel names")
+    parser.add_argument("kernels", nargs="*", help="generated kernel names")
+    parser.add_argument("--all", action="store_true", help="every kernel under --generated")
     parser.add_argument("--generated", type=Path, default=Path("generated"))
     parser.add_argument("--arch", default="sm_90a")
     parser.add_argument("--out", type=Path, help="write the codes here (JSON)")
     parser.add_argument("--against", type=Path, help="codes written from another tree")
     args = parser.parse_args(argv)
-    for name in args.kernels:
-        if not (args.generated / f"{name}.json").is_file():
-            print(f"qct.bench.codes: no kernel '{name}' in {args.generated} "
-                  f"(expected {args.generated / (name + '.json')})", file=sys.stderr)
-            return 2
+    available = generated_kernels(args.generated)
+    if args.all == bool(args.kernels):
+        print("qct.bench.codes: name kernels or pass --all (not both)", file=sys.stderr)
+        return 2
+    unknown = [name for name in args.kernels if name not in available]
+    if unknown:
+        print(f"qct.bench.codes: no kernel {', '.join(repr(n) for n in unknown)} under "
+              f"{args.generated} (a <name>.json there or in a subfolder)", file=sys.stderr)
+        return 2
+    kernels = available if args.all else {name: available[name] for name in args.kernels}
     old: dict[str, str] = {}
     if args.against:
         try:
@@ -59,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as e:
             print(f"qct.bench.codes: --against {args.against}: {e}", file=sys.stderr)
             return 2
-    codes = schedule_codes(args.generated, args.kernels, args.arch)
+    codes = schedule_codes(kernels, args.arch)
     if args.out:
         args.out.write_text(json.dumps(codes, indent=0, sort_keys=True) + "\n")
-    print(f"{len(codes)} schedules of {len(args.kernels)} kernel(s) compiled for {args.arch}")
+    print(f"{len(codes)} schedules of {len(kernels)} kernel(s) compiled for {args.arch}")
     if not args.against:
         return 0
     changed = differences(codes, old)
