@@ -232,7 +232,9 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
         Case(4096 + 77, K, 32 if ragged else 0, seed=3, label="random, wide spreads"),
     ]
     row_blocks = {o.get("block") or 1 for o in meta["spec"]["outputs"] if o["layout"] == "row"}
-    without_cluster = ({"QCT_CLUSTER_M": 1}, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128})
+    # The default schedule without a cluster (where scale jobs run), at both thread counts.
+    without_cluster = [s for s in (default_schedule_with(meta, o) for o in (
+        {"QCT_CLUSTER_M": 1}, {"QCT_CLUSTER_M": 1, "QCT_THREADS": 128})) if s is not None]
     if (not static_k and meta["spec"]["source"]["format"] == "mxfp4"
             and all(1056 % b == 0 for b in row_blocks)):
         # Source scale rows that are not 16-byte multiples (K / 32 = 33 bytes), and for the col
@@ -241,12 +243,8 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
         # output's blocks of 128 run along K.)
         label = "K / 32 not a multiple of 16"
         groups = 32 if ragged else 0
-        cases.append(Case(4096 + 77, 1056, groups, seed=7, label=label))
-        for overrides in without_cluster:
-            schedule = default_schedule_with(meta, overrides)
-            if schedule is not None:
-                cases.append(Case(4096 + 77, 1056, groups, seed=7, schedule=schedule,
-                                  label=label))
+        cases += [Case(4096 + 77, 1056, groups, seed=7, schedule=s, label=label)
+                  for s in ((), *without_cluster)]
     if ragged:
         cases += [
             Case(5, K, 7, seed=4, label="mostly empty and one-row groups"),
@@ -257,9 +255,6 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
             # Without a cluster: the ragged scale jobs' 16-byte path over two chunks of each
             # token row (K a multiple of 1024), 13 jobs along the tiles, many groups and empty
             # ones in each.
-            for overrides in without_cluster:
-                schedule = default_schedule_with(meta, overrides)
-                if schedule is not None:
-                    cases.append(Case(20000, 2048, 256, seed=8, schedule=schedule,
-                                      label="256 groups, no cluster"))
+            cases += [Case(20000, 2048, 256, seed=8, schedule=s, label="256 groups, no cluster")
+                      for s in without_cluster]
     return cases
