@@ -39,6 +39,14 @@ REPO_TUNING_DIR = REPO_ROOT / "specs" / "tuning"
 # Hopper H100/H200 have 132 SMs; the heuristic wants at least two CTAs per SM in flight.
 DEFAULT_SM_COUNT = 132
 MIN_CTAS_PER_SM = 2
+# Scale jobs (runtime/include/qct/device/scale_jobs.cuh): the tokens and features of one, and the
+# fewest jobs at which the heuristic takes them over clusters (heuristic_schedule).
+SCALE_JOB_TOKENS = 4096
+SCALE_JOB_FEATURES = 1024
+MIN_SCALE_JOBS = 32
+# A ragged kernel with scale jobs takes two K tiles per CTA where its grid keeps this many CTAs per
+# SM (scale_job_schedule).
+RAGGED_MIN_CTAS_PER_SM = 24
 
 Schedule = dict[str, int]
 
@@ -337,11 +345,12 @@ def repository_files(directory: Path = REPO_TUNING_DIR) -> list[TuningFile]:
 def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
                        sm_count: int = DEFAULT_SM_COUNT) -> Schedule:
     """The untuned choice: the knobs' defaults (chosen by the device library for large shapes),
-    except that when the grid would give fewer than two CTAs per SM, less work per CTA is taken
-    (smaller QCT_M_TILES / QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first, then fewer QCT_THREADS)
-    until it does or nothing smaller is legal. Small tensors are latency-bound: more CTAs put more
-    loads in flight. QCT_M_TILES goes first: it was worth 3% at M = 32768 on the H200
-    (docs/device-library.md), less than the CTAs it costs a small grid."""
+    with scale jobs instead of clusters where there would be enough of them
+    (scale_job_schedule), except that when the grid would give fewer than two CTAs per SM, less
+    work per CTA is taken (smaller QCT_M_TILES / QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first,
+    then fewer QCT_THREADS) until it does or nothing smaller is legal. Small tensors are
+    latency-bound: more CTAs put more loads in flight. QCT_M_TILES goes first: it was worth 3% at
+    M = 32768 on the H200 (docs/device-library.md), less than the CTAs it costs a small grid."""
     from qct.bench.floor import eval_shape
 
     knob_list = meta["schedule"]["knobs"]
@@ -349,6 +358,9 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     grid = meta.get("launch", {}).get("grid")
     if not grid:
         return schedule
+    jobs = scale_job_schedule(meta, schedule, M, K, groups, sm_count)
+    if jobs is not None:
+        schedule = jobs
 
     def ctas(s: Schedule) -> int:
         # CTAs with work: a grid rounded up to whole clusters (QCT_CLUSTER_M) has idle ones.
@@ -371,6 +383,53 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
                 break  # this knob does not shape the grid, or may not shrink here
             schedule = trial
     return schedule
+
+
+def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: int,
+                       groups: int = 0, sm_count: int = DEFAULT_SM_COUNT) -> Schedule | None:
+    """The schedule with scale jobs instead of clusters (QCT_CLUSTER_M 1), where a kernel that
+    offers both would run between MIN_SCALE_JOBS and one per SM; else None.
+
+    Without a cluster, a kernel whose row_major col scales come from the source scale bytes
+    alone (the aligned pass; one 128-token tile per CTA; ragged only with the capacity tail
+    untouched) writes them from scale jobs in its first CTAs, one per 4096 tokens x 1024 features
+    (scale_jobs.cuh). A job's length does not shrink with the shape, so the jobs pay where there
+    are enough of them to spread and no more than one per SM; docs/performance.md ("Tuned
+    schedules", Heuristic) has the H200 timings this rests on. K tiles per CTA: one for a dense
+    kernel; a ragged one looks its group up once for all of its tiles, and two were 3-5% faster
+    where the grid keeps RAGGED_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower with 16."""
+    knob_values = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
+    if 1 not in knob_values.get("QCT_CLUSTER_M", []) or schedule.get("QCT_CLUSTER_M", 1) == 1:
+        return None  # no clusters to trade, or none in the schedule
+    if schedule.get("QCT_M_TILES", 1) != 1 or schedule.get("QCT_TILE_M", 128) != 128:
+        return None  # scale jobs need one 128-token tile per CTA
+    ragged = meta["spec"].get("ragged")
+    if ragged and ragged.get("capacity_tail", "zero") != "untouched":
+        return None  # such ragged kernels store their own scales without a cluster
+    from qct.bench.floor import eval_shape
+
+    grid = meta["launch"]["grid"]
+
+    def ctas(s: Schedule, dims: int) -> int:
+        return math.prod(eval_shape(g, M, K, groups, s) for g in grid[:dims])
+
+    options = [{**schedule, "QCT_CLUSTER_M": 1, "QCT_K_TILES": kt}
+               for kt in ((2, 1) if ragged else (1,))]
+    options = [s for s in options if s["QCT_K_TILES"] in knob_values.get("QCT_K_TILES", [1])
+               and not knobs.broken_rule(meta, s)]
+    if not options:
+        return None
+    try:
+        # 128-token tiles along the grid's x (a ragged grid's capacity). (The jobs'
+        # sector-aligned windows add at most one along the tiles: not counted.)
+        tiles = ctas(options[0], 1)
+        jobs = math.ceil(tiles * 128 / SCALE_JOB_TOKENS) * math.ceil(K / SCALE_JOB_FEATURES)
+        if not MIN_SCALE_JOBS <= jobs <= sm_count:
+            return None
+        enough = RAGGED_MIN_CTAS_PER_SM * sm_count
+        return next((s for s in options[:-1] if ctas(s, len(grid)) >= enough), options[-1])
+    except (ValueError, KeyError):
+        return None
 
 
 def tuned_entry(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None, groups: int = 0,

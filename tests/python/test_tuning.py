@@ -426,3 +426,39 @@ def test_heuristic_counts_only_ctas_with_work_under_clusters() -> None:
     assert tuning.is_legal(tile, small)
     assert small["QCT_CLUSTER_M"] == 8
     assert (small["QCT_K_TILES"], small["QCT_TILE_K"]) == (1, 128)
+
+
+def test_heuristic_takes_scale_jobs_between_32_and_one_per_sm() -> None:
+    # Jobs of 4096 tokens x 1024 features: M = 32768, K = 7168 has 8 x 7 = 56 of them, M =
+    # 131072, K = 2048 32 x 2 = 64: jobs (no cluster; a dense kernel one K tile per CTA). M =
+    # 32768, K = 2048 has 16 (too few, each a long serial piece of a short launch) and M = 131072,
+    # K = 7168 224 (more than one per SM): the defaults' clusters.
+    dense = _meta("mxfp4_to_fp8_e4m3_col")
+    defaults = {k["name"]: k["default"] for k in dense["schedule"]["knobs"]}
+    jobs = {**defaults, "QCT_CLUSTER_M": 1, "QCT_K_TILES": 1}
+    assert tuning.heuristic_schedule(dense, 32768, 7168) == jobs
+    assert tuning.heuristic_schedule(dense, 131072, 2048) == jobs
+    assert tuning.heuristic_schedule(dense, 32768, 2048) == defaults
+    assert tuning.heuristic_schedule(dense, 131072, 7168) == defaults
+    assert tuning.heuristic_schedule(dense, 32768, 7168, sm_count=48) == defaults
+    # Ragged: the jobs run along the grid's capacity tiles, cdiv(M + 127 G, 128): at M = 32768,
+    # K = 2048 that is 288 tiles (9 jobs along them, 18 in all) at 32 groups, 512 (32 jobs) at 256.
+    ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
+    assert ragged["spec"]["ragged"]["capacity_tail"] == "untouched"
+    assert tuning.heuristic_schedule(ragged, 32768, 2048, 32)["QCT_CLUSTER_M"] == 8
+    on = tuning.heuristic_schedule(ragged, 32768, 2048, 256)
+    assert (on["QCT_CLUSTER_M"], on["QCT_K_TILES"]) == (1, 1)
+    assert tuning.is_legal(ragged, on)
+    # Two K tiles per ragged CTA where the grid keeps 24 CTAs per SM at two: at K = 7168, 512 x 14
+    # CTAs; at K = 2048 above, 512 x 4 = 2048, under 24 x 132.
+    wide = tuning.heuristic_schedule(ragged, 32768, 7168, 256)
+    assert (wide["QCT_CLUSTER_M"], wide["QCT_K_TILES"]) == (1, 2)
+    assert tuning.is_legal(ragged, wide)
+    # A ragged kernel that zeroes the capacity tail stores its own scales without a cluster.
+    zeroing = json.loads(json.dumps(ragged))
+    zeroing["spec"]["ragged"]["capacity_tail"] = "zero"
+    assert tuning.heuristic_schedule(zeroing, 32768, 2048, 256)["QCT_CLUSTER_M"] == 8
+    # Kernels without clusters (mn_major col scales) are not touched.
+    mn = _meta("mxfp4_to_fp8_e4m3_col_mn")
+    assert tuning.scale_job_schedule(
+        mn, {k["name"]: k["default"] for k in mn["schedule"]["knobs"]}, 32768, 7168) is None

@@ -235,7 +235,9 @@ struct QCTLowerToKernelPass
       // writes them with scale jobs instead (scale_jobs.cuh; dense, and
       // ragged with an untouched tail), which `qct tune` picks where it is
       // faster (H200, M = 32768, dense and ragged); the default stays 8,
-      // which is faster for the dense kernel at M = 131072.
+      // which is faster for the dense kernel at M = 131072. Untuned, the
+      // Python heuristic takes 1 where a launch has 32 to 132 jobs
+      // (qct.tuning.scale_job_schedule).
       if (clusters)
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
       else
