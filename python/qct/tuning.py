@@ -47,6 +47,9 @@ MIN_SCALE_JOBS = 32
 # A ragged kernel with scale jobs takes two K tiles per CTA where its grid keeps this many CTAs per
 # SM (scale_job_schedule).
 RAGGED_MIN_CTAS_PER_SM = 24
+# A ragged kernel that keeps clusters takes fewer K tiles per CTA until its grid has this many
+# CTAs per SM (heuristic_schedule).
+RAGGED_CLUSTER_MIN_CTAS_PER_SM = 8
 
 Schedule = dict[str, int]
 
@@ -350,7 +353,11 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     work per CTA is taken (smaller QCT_M_TILES / QCT_UNROLL / QCT_K_TILES / QCT_TILE_K first,
     then fewer QCT_THREADS) until it does or nothing smaller is legal. Small tensors are
     latency-bound: more CTAs put more loads in flight. QCT_M_TILES goes first: it was worth 3% at
-    M = 32768 on the H200 (docs/device-library.md), less than the CTAs it costs a small grid."""
+    M = 32768 on the H200 (docs/device-library.md), less than the CTAs it costs a small grid.
+    A ragged kernel keeping clusters first gives up K tiles until its grid has
+    RAGGED_CLUSTER_MIN_CTAS_PER_SM CTAs per SM: its default of 4 K tiles, the best at M = 32768
+    and 131072, K = 7168, ran 44.4 us at M = 32768, K = 2048 with 32 groups (4 CTAs per SM)
+    against 40.0 at two (docs/perf/probe-2026-11-30-session18.log, call 2)."""
     from qct.bench.floor import eval_shape
 
     knob_list = meta["schedule"]["knobs"]
@@ -370,11 +377,11 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
         except (ValueError, KeyError):
             return 0
 
-    order = [n for n in ("QCT_M_TILES", "QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS")
-             if n in schedule]
     values = {k["name"]: sorted(k["values"]) for k in knob_list}
-    for name in order:
-        while ctas(schedule) < MIN_CTAS_PER_SM * sm_count:
+
+    def shrink(schedule: Schedule, name: str, min_ctas: int) -> Schedule:
+        # Smaller values of one knob while the grid has fewer than min_ctas CTAs.
+        while ctas(schedule) < min_ctas:
             smaller = [v for v in values[name] if v < schedule[name]]
             if not smaller:
                 break
@@ -382,6 +389,14 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
             if ctas(trial) <= ctas(schedule) or knobs.broken_rule(meta, trial):
                 break  # this knob does not shape the grid, or may not shrink here
             schedule = trial
+        return schedule
+
+    if meta["spec"].get("ragged") and schedule.get("QCT_CLUSTER_M", 1) > 1 \
+            and "QCT_K_TILES" in schedule:
+        schedule = shrink(schedule, "QCT_K_TILES", RAGGED_CLUSTER_MIN_CTAS_PER_SM * sm_count)
+    for name in ("QCT_M_TILES", "QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS"):
+        if name in schedule:
+            schedule = shrink(schedule, name, MIN_CTAS_PER_SM * sm_count)
     return schedule
 
 
