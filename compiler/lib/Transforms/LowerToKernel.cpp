@@ -80,12 +80,14 @@ struct QCTLowerToKernelPass
     // A col output reads a staged (transposed) tile: only the tile family
     // has the shared-memory tile. Unstaged col values mean the staging pass
     // did not run, which the emitter could not print efficiently.
-    bool anyCol = false, anyRow = false;
+    bool anyCol = false, anyRow = false, mxfp4Row = false;
     int64_t widestRowBlock = 0;
     SmallVector<StoreOutputOp> cols;
     for (StoreOutputOp out : getKernelOutputs(kernel)) {
-      if (cast<TileType>(out.getValue().getType()).getLayout() != Layout::col) {
+      auto type = cast<TileType>(out.getValue().getType());
+      if (type.getLayout() != Layout::col) {
         anyRow = true; // rowBlock is 0 for an unblocked (decode) output
+        mxfp4Row |= type.getFormat() == Format::mxfp4;
         widestRowBlock = std::max(widestRowBlock, rowBlock(out));
         continue;
       }
@@ -105,13 +107,22 @@ struct QCTLowerToKernelPass
     KernelFamily family = anyCol ? KernelFamily::tile : KernelFamily::row;
     SmallVector<Attribute> knobs, rules;
     if (family == KernelFamily::row) {
-      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512}, 256));
+      Format src = source.getResult().getType().getFormat();
+      // 128 threads where an mxfp4 row output is quantized from a wider
+      // source: on the H200 `qct tune` picked 128 for bf16 -> mxfp4 row and
+      // fp8 -> mxfp4 row at each of M = 32768 and 131072, K = 2048 and 7168,
+      // 4-12% faster than 256 (fp8 -> mxfp4 row 398.1 against 452.3 us at
+      // M = 131072, K = 7168; docs/perf/tune-2026-11-30-session18-k2048.log,
+      // docs/performance.md). The other row kernels took 256 there (but one
+      // shape each for mxfp4 -> bf16 and mxfp4 -> fp8 row).
+      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512},
+                                    mxfp4Row && src != Format::mxfp4 ? 128
+                                                                     : 256));
       // Measured on the H200 (docs/performance.md): a 16-byte vector of a
       // bf16/fp16/fp32 or fp8/mxfp8 source is 16 or fewer elements, so each
       // thread needs four in flight (fp8 -> mxfp4 row: 85% of copy at 4,
       // 64% at 1); an mxfp4 vector carries 32 elements and one per thread
       // keeps the stores densest.
-      Format src = source.getResult().getType().getFormat();
       knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4},
                                     src == Format::mxfp4 ? 1 : 4));
     } else {

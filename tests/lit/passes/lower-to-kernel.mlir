@@ -3,14 +3,27 @@
 // RUN: qct-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(qct.kernel(qct-lower-to-kernel))' | FileCheck %s
 
 // Row outputs only: the row family, threads and unroll (4 vectors per
-// thread for a bf16/fp16/fp32 source, 1 for a quantized one).
+// thread for a bf16/fp16/fp32 source, 1 for a quantized one). 128 threads
+// by default where an mxfp4 output is quantized from a wider source, else
+// 256.
 // CHECK-LABEL: qct.kernel @row
 // CHECK-SAME:    family = #qct<family row>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 4>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 128>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 4>]
 qct.kernel @row attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>
   %1 = qct.quantize %0 scales <32, floor, row_major> : !qct.tile<bf16, row> -> !qct.tile<mxfp4, row>
   qct.store_output %1 to 0 as "a" : !qct.tile<mxfp4, row>
+}
+
+// -----
+
+// CHECK-LABEL: qct.kernel @row_fp8
+// CHECK-SAME:    family = #qct<family row>
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 4>]
+qct.kernel @row_fp8 attributes {spec_hash = ""} {
+  %0 = qct.load_source : !qct.tile<bf16, row>
+  %1 = qct.quantize %0 scales <128, pow2, row_major> : !qct.tile<bf16, row> -> !qct.tile<fp8_e4m3, row>
+  qct.store_output %1 to 0 as "a" : !qct.tile<fp8_e4m3, row>
 }
 
 // -----
