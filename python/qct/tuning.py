@@ -46,7 +46,7 @@ SCALE_JOB_FEATURES = 1024
 MIN_SCALE_JOBS = 32
 # A ragged kernel with scale jobs takes two K tiles per CTA where its grid keeps this many CTAs per
 # SM (scale_job_schedule).
-RAGGED_MIN_CTAS_PER_SM = 24
+RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM = 24
 # A ragged kernel that keeps clusters takes fewer K tiles per CTA until its grid has this many
 # CTAs per SM (heuristic_schedule).
 RAGGED_CLUSTER_MIN_CTAS_PER_SM = 8
@@ -412,7 +412,7 @@ def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: i
     are enough of them to spread and no more than one per SM; docs/performance.md ("Tuned
     schedules", Heuristic) has the H200 timings this rests on. K tiles per CTA: one for a dense
     kernel; a ragged one looks its group up once for all of its tiles, and two were 3-5% faster
-    where the grid keeps RAGGED_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower with 16."""
+    where the grid keeps RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower with 16."""
     knob_values = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
     if 1 not in knob_values.get("QCT_CLUSTER_M", []) or schedule.get("QCT_CLUSTER_M", 1) == 1:
         return None  # no clusters to trade, or none in the schedule
@@ -441,7 +441,7 @@ def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: i
         jobs = math.ceil(tiles * 128 / SCALE_JOB_TOKENS) * math.ceil(K / SCALE_JOB_FEATURES)
         if not MIN_SCALE_JOBS <= jobs <= sm_count:
             return None
-        enough = RAGGED_MIN_CTAS_PER_SM * sm_count
+        enough = RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM * sm_count
         return next((s for s in options[:-1] if ctas(s, len(grid)) >= enough), options[-1])
     except (ValueError, KeyError):
         return None

@@ -458,14 +458,22 @@ def test_heuristic_takes_scale_jobs_between_32_and_one_per_sm() -> None:
     zeroing = json.loads(json.dumps(ragged))
     zeroing["spec"]["ragged"]["capacity_tail"] = "zero"
     assert tuning.heuristic_schedule(zeroing, 32768, 2048, 256)["QCT_CLUSTER_M"] == 8
-    # Where the ragged kernel keeps its clusters it gives up K tiles (default 4) until its grid
-    # has 8 CTAs per SM: at M = 32768, K = 2048 and 32 groups, 288 x 2 CTAs at 4, 288 x 4 at 2.
-    few = tuning.heuristic_schedule(ragged, 32768, 2048, 32)
-    assert (few["QCT_CLUSTER_M"], few["QCT_K_TILES"]) == (8, 2)
-    # Large enough grids keep the default: M = 131072, K = 7168 (231 jobs: clusters), 1056 x 7.
-    big = tuning.heuristic_schedule(ragged, 131072, 7168, 32)
-    assert big == {k["name"]: k["default"] for k in ragged["schedule"]["knobs"]}
     # Kernels without clusters (mn_major col scales) are not touched.
     mn = _meta("mxfp4_to_fp8_e4m3_col_mn")
     assert tuning.scale_job_schedule(
         mn, {k["name"]: k["default"] for k in mn["schedule"]["knobs"]}, 32768, 7168) is None
+
+
+def test_heuristic_gives_ragged_clusters_fewer_k_tiles_on_small_grids() -> None:
+    # Where the ragged kernel keeps its clusters it gives up K tiles (default 4) until its grid
+    # has 8 CTAs per SM: at M = 32768, K = 2048 and 32 groups, 288 x 2 CTAs at 4, 288 x 4 at 2.
+    ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
+    defaults = {k["name"]: k["default"] for k in ragged["schedule"]["knobs"]}
+    assert (defaults["QCT_CLUSTER_M"], defaults["QCT_K_TILES"]) == (8, 4)
+    few = tuning.heuristic_schedule(ragged, 32768, 2048, 32)
+    assert (few["QCT_CLUSTER_M"], few["QCT_K_TILES"]) == (8, 2)
+    # Large enough grids keep the default: M = 131072, K = 7168 (231 jobs: clusters), 1056 x 7.
+    assert tuning.heuristic_schedule(ragged, 131072, 7168, 32) == defaults
+    # A dense kernel keeps its K tiles (its default of 2 at M = 32768, K = 2048: 16 jobs).
+    dense = _meta("mxfp4_to_fp8_e4m3_col")
+    assert tuning.heuristic_schedule(dense, 32768, 2048)["QCT_K_TILES"] == 2
