@@ -412,7 +412,8 @@ def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: i
     are enough of them to spread and no more than one per SM; docs/performance.md ("Tuned
     schedules", Heuristic) has the H200 timings this rests on. K tiles per CTA: one for a dense
     kernel; a ragged one looks its group up once for all of its tiles, and two were 3-5% faster
-    where the grid keeps RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower with 16."""
+    where the grid keeps RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower
+    with 16."""
     knob_values = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
     if 1 not in knob_values.get("QCT_CLUSTER_M", []) or schedule.get("QCT_CLUSTER_M", 1) == 1:
         return None  # no clusters to trade, or none in the schedule
