@@ -429,10 +429,12 @@ def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: i
     def ctas(s: Schedule, dims: int) -> int:
         return math.prod(eval_shape(g, M, K, groups, s) for g in grid[:dims])
 
-    options = [{**schedule, "QCT_CLUSTER_M": 1, "QCT_K_TILES": kt}
-               for kt in ((2, 1) if ragged else (1,))]
-    options = [s for s in options if s["QCT_K_TILES"] in knob_values.get("QCT_K_TILES", [1])
-               and not knobs.broken_rule(meta, s)]
+    if "QCT_K_TILES" in schedule:
+        options = [{**schedule, "QCT_CLUSTER_M": 1, "QCT_K_TILES": kt}
+                   for kt in ((2, 1) if ragged else (1,)) if kt in knob_values["QCT_K_TILES"]]
+    else:
+        options = [{**schedule, "QCT_CLUSTER_M": 1}]
+    options = [s for s in options if not knobs.broken_rule(meta, s)]
     if not options:
         return None
     try:
