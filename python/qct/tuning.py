@@ -44,9 +44,10 @@ MIN_CTAS_PER_SM = 2
 SCALE_JOB_TOKENS = 4096
 SCALE_JOB_FEATURES = 1024
 MIN_SCALE_JOBS = 32
-# A ragged kernel with scale jobs takes two K tiles per CTA where its grid keeps this many CTAs per
-# SM (scale_job_schedule).
+# The aligned col pass without a cluster takes two K tiles per CTA where its grid keeps this many
+# CTAs per SM at two, ragged or dense (aligned_col_k_tiles); else one.
 RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM = 24
+DENSE_TWO_K_TILES_MIN_CTAS_PER_SM = 64
 # A ragged kernel that keeps clusters takes fewer K tiles per CTA until its grid has this many
 # CTAs per SM (heuristic_schedule).
 RAGGED_CLUSTER_MIN_CTAS_PER_SM = 8
@@ -354,7 +355,8 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     then fewer QCT_THREADS) until it does or nothing smaller is legal. Small tensors are
     latency-bound: more CTAs put more loads in flight. QCT_M_TILES goes first: it was worth 3% at
     M = 32768 on the H200 (docs/device-library.md), less than the CTAs it costs a small grid.
-    A ragged kernel keeping clusters first gives up K tiles until its grid has
+    Before that, the aligned col pass picks its K tiles: without a cluster, aligned_col_k_tiles;
+    a ragged kernel keeping clusters gives up K tiles until its grid has
     RAGGED_CLUSTER_MIN_CTAS_PER_SM CTAs per SM: its default of 4 K tiles, the best at M = 32768
     and 131072, K = 7168, ran 44.4 us at M = 32768, K = 2048 with 32 groups (4 CTAs per SM)
     against 40.0 at two (docs/perf/probe-2026-11-30-session18.log, call 2)."""
@@ -391,29 +393,59 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
             schedule = trial
         return schedule
 
-    if meta["spec"].get("ragged") and schedule.get("QCT_CLUSTER_M", 1) > 1 \
-            and "QCT_K_TILES" in schedule:
-        schedule = shrink(schedule, "QCT_K_TILES", RAGGED_CLUSTER_MIN_CTAS_PER_SM * sm_count)
+    if aligned_col_pass(meta) and "QCT_K_TILES" in schedule:
+        if schedule.get("QCT_CLUSTER_M", 1) == 1:
+            schedule = aligned_col_k_tiles(meta, schedule, ctas, sm_count)
+        elif meta["spec"].get("ragged"):
+            schedule = shrink(schedule, "QCT_K_TILES", RAGGED_CLUSTER_MIN_CTAS_PER_SM * sm_count)
     for name in ("QCT_M_TILES", "QCT_UNROLL", "QCT_K_TILES", "QCT_TILE_K", "QCT_THREADS"):
         if name in schedule:
             schedule = shrink(schedule, name, MIN_CTAS_PER_SM * sm_count)
     return schedule
 
 
+def aligned_col_pass(meta: Mapping[str, Any]) -> bool:
+    """Whether the kernel is the mxfp4 source's aligned col pass alone (every output an aligned
+    col output of a fused spec): the kernels of scale jobs, clusters and 256-feature tiles."""
+    spec = meta["spec"]
+    return spec["source"]["format"] == "mxfp4" and bool(spec.get("fuse")) and all(
+        out["layout"] == "col" and out.get("scale") == "aligned" for out in spec["outputs"])
+
+
+def aligned_col_k_tiles(meta: Mapping[str, Any], schedule: Schedule,
+                        ctas: Callable[[Schedule], int], sm_count: int) -> Schedule:
+    """The aligned col pass without a cluster (mn_major scales, or scale jobs): two K tiles per
+    CTA where the grid at two keeps RAGGED_ / DENSE_TWO_K_TILES_MIN_CTAS_PER_SM CTAs per SM, else
+    one. More tiles per CTA amortize its fixed work (a ragged CTA's group lookup above all) but
+    leave fewer CTAs to hide each tile's load latency. On the H200 (`qct tune`, M = 32768 and
+    131072, K = 2048 and 7168; docs/performance.md, "Tuned schedules", Heuristic) one K tile was
+    the faster at 3 of 4 dense mn_major shapes (2-3%), two at M = 131072, K = 7168 (426.4 against
+    437.1 us, 109 CTAs per SM); the ragged kernels mostly took two from ~30 CTAs per SM (up to 5%
+    faster) and always one at 16 or fewer (5-16%)."""
+    ragged = bool(meta["spec"].get("ragged"))
+    enough = (RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM if ragged
+              else DENSE_TWO_K_TILES_MIN_CTAS_PER_SM) * sm_count
+    tiles = next(k["values"] for k in meta["schedule"]["knobs"] if k["name"] == "QCT_K_TILES")
+    for kt in (2, 1):
+        trial = {**schedule, "QCT_K_TILES": kt}
+        if kt in tiles and not knobs.broken_rule(meta, trial) and \
+                (kt == 1 or ctas(trial) >= enough):
+            return trial
+    return schedule
+
+
 def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: int,
                        groups: int = 0, sm_count: int = DEFAULT_SM_COUNT) -> Schedule | None:
     """The schedule with scale jobs instead of clusters (QCT_CLUSTER_M 1), where a kernel that
-    offers both would run between MIN_SCALE_JOBS and one per SM; else None.
+    offers both would run between MIN_SCALE_JOBS and one per SM; else None. (Its K tiles per
+    CTA: aligned_col_k_tiles.)
 
     Without a cluster, a kernel whose row_major col scales come from the source scale bytes
     alone (the aligned pass; one 128-token tile per CTA; ragged only with the capacity tail
     untouched) writes them from scale jobs in its first CTAs, one per 4096 tokens x 1024 features
     (scale_jobs.cuh). A job's length does not shrink with the shape, so the jobs pay where there
     are enough of them to spread and no more than one per SM; docs/performance.md ("Tuned
-    schedules", Heuristic) has the H200 timings this rests on. K tiles per CTA: one for a dense
-    kernel; a ragged one looks its group up once for all of its tiles, and two were 3-5% faster
-    where the grid keeps RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM CTAs per SM at two, and 16% slower
-    with 16."""
+    schedules", Heuristic) has the H200 timings this rests on."""
     knob_values = {k["name"]: k["values"] for k in meta["schedule"]["knobs"]}
     if 1 not in knob_values.get("QCT_CLUSTER_M", []) or schedule.get("QCT_CLUSTER_M", 1) == 1:
         return None  # no clusters to trade, or none in the schedule
@@ -422,32 +454,19 @@ def scale_job_schedule(meta: Mapping[str, Any], schedule: Schedule, M: int, K: i
     ragged = meta["spec"].get("ragged")
     if ragged and ragged.get("capacity_tail", "zero") != "untouched":
         return None  # such ragged kernels store their own scales without a cluster
+    jobs_schedule = {**schedule, "QCT_CLUSTER_M": 1}
+    if knobs.broken_rule(meta, jobs_schedule):
+        return None
     from qct.bench.floor import eval_shape
 
-    grid = meta["launch"]["grid"]
-
-    def ctas(s: Schedule, dims: int) -> int:
-        return math.prod(eval_shape(g, M, K, groups, s) for g in grid[:dims])
-
-    if "QCT_K_TILES" in schedule:
-        options = [{**schedule, "QCT_CLUSTER_M": 1, "QCT_K_TILES": kt}
-                   for kt in ((2, 1) if ragged else (1,)) if kt in knob_values["QCT_K_TILES"]]
-    else:
-        options = [{**schedule, "QCT_CLUSTER_M": 1}]
-    options = [s for s in options if not knobs.broken_rule(meta, s)]
-    if not options:
-        return None
     try:
         # 128-token tiles along the grid's x (a ragged grid's capacity). (The jobs'
         # sector-aligned windows add at most one along the tiles: not counted.)
-        tiles = ctas(options[0], 1)
-        jobs = math.ceil(tiles * 128 / SCALE_JOB_TOKENS) * math.ceil(K / SCALE_JOB_FEATURES)
-        if not MIN_SCALE_JOBS <= jobs <= sm_count:
-            return None
-        enough = RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM * sm_count
-        return next((s for s in options[:-1] if ctas(s, len(grid)) >= enough), options[-1])
+        tiles = eval_shape(meta["launch"]["grid"][0], M, K, groups, jobs_schedule)
     except (ValueError, KeyError):
         return None
+    jobs = math.ceil(tiles * 128 / SCALE_JOB_TOKENS) * math.ceil(K / SCALE_JOB_FEATURES)
+    return jobs_schedule if MIN_SCALE_JOBS <= jobs <= sm_count else None
 
 
 def tuned_entry(meta: Mapping[str, Any], M: int, K: int, gpu_name: str | None, groups: int = 0,

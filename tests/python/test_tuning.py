@@ -477,3 +477,21 @@ def test_heuristic_gives_ragged_clusters_fewer_k_tiles_on_small_grids() -> None:
     # A dense kernel keeps its K tiles (its default of 2 at M = 32768, K = 2048: 16 jobs).
     dense = _meta("mxfp4_to_fp8_e4m3_col")
     assert tuning.heuristic_schedule(dense, 32768, 2048)["QCT_K_TILES"] == 2
+
+
+def test_heuristic_picks_k_tiles_of_the_aligned_col_pass_without_clusters() -> None:
+    # Two K tiles where the grid at two keeps 64 CTAs per SM (dense) or 24 (ragged), else one.
+    mn = _meta("mxfp4_to_fp8_e4m3_col_mn")
+    # Dense: 256 x 14 = 3584 CTAs at M = 32768, K = 7168 (27 per SM): one; 1024 x 14 at M = 131072
+    # (108 per SM): two.
+    assert tuning.heuristic_schedule(mn, 32768, 7168)["QCT_K_TILES"] == 1
+    assert tuning.heuristic_schedule(mn, 131072, 7168)["QCT_K_TILES"] == 2
+    ragged_mn = _meta("mxfp4_to_fp8_e4m3_col_ragged_mn")
+    # Ragged, 32 groups: 288 x 4 CTAs at M = 32768, K = 2048 (9 per SM): one; 288 x 14 at K = 7168
+    # (31 per SM): two.
+    assert tuning.heuristic_schedule(ragged_mn, 32768, 2048, 32)["QCT_K_TILES"] == 1
+    assert tuning.heuristic_schedule(ragged_mn, 32768, 7168, 32)["QCT_K_TILES"] == 2
+    # Only the aligned pass: an amax-scaled mxfp4 -> fp8 col kernel is another pass.
+    amax = _meta("coverage/mxfp4_to_fp8_e4m3_col_amax_ragged")
+    assert not tuning.aligned_col_pass(amax)
+    assert tuning.aligned_col_pass(mn) and tuning.aligned_col_pass(ragged_mn)
