@@ -425,10 +425,10 @@ def aligned_col_k_tiles(meta: Mapping[str, Any], schedule: Schedule,
     ragged = bool(meta["spec"].get("ragged"))
     enough = (RAGGED_TWO_K_TILES_MIN_CTAS_PER_SM if ragged
               else DENSE_TWO_K_TILES_MIN_CTAS_PER_SM) * sm_count
-    tiles = next(k["values"] for k in meta["schedule"]["knobs"] if k["name"] == "QCT_K_TILES")
+    legal = next(k["values"] for k in meta["schedule"]["knobs"] if k["name"] == "QCT_K_TILES")
     for kt in (2, 1):
         trial = {**schedule, "QCT_K_TILES": kt}
-        if kt in tiles and not knobs.broken_rule(meta, trial) and \
+        if kt in legal and not knobs.broken_rule(meta, trial) and \
                 (kt == 1 or ctas(trial) >= enough):
             return trial
     return schedule
