@@ -53,3 +53,13 @@ def test_m_and_fix_arguments_parse_or_explain() -> None:
     for bad in ("THREADS=256", "QCT_THREADS", "QCT_THREADS=many"):
         with pytest.raises(Exception, match="--fix"):
             probe.parse_fix(bad)
+
+
+def test_launches_take_the_fixed_schedule_or_the_default() -> None:
+    meta = json.loads((REPO / "generated" / "mxfp4_to_fp8_e4m3_col_ragged.json").read_text())
+    assert probe.launch_schedules(meta, {}) == [None]
+    fix = {"QCT_CLUSTER_M": 1, "QCT_K_TILES": 2, "QCT_THREADS": 256, "QCT_TILE_K": 256}
+    (one,) = probe.launch_schedules(meta, fix)
+    assert one is not None and all(one[k] == v for k, v in fix.items())
+    with pytest.raises(SystemExit, match="QCT_K_TILES=3"):
+        probe.launch_schedules(meta, {"QCT_K_TILES": 3})

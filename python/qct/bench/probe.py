@@ -35,6 +35,18 @@ def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
     return [s for s in every if all(s[n] == v for n, v in fixed.items())]
 
 
+def launch_schedules(meta: dict[str, Any], fixed: dict[str, int] | None) -> list[dict[str, int] | None]:
+    """--launches: the one schedule to launch (for a profiler): the default (None), or with --fix
+    the first legal schedule that has those knob values."""
+    if not fixed:
+        return [None]
+    matching = schedules(meta, fixed)
+    if not matching:
+        raise SystemExit(f"probe: no legal schedule of {meta['name']} has "
+                         + ", ".join(f"{k}={v}" for k, v in fixed.items()))
+    return matching[:1]
+
+
 def parse_ms(text: str) -> list[int]:
     """--m: one token count or several, comma-separated."""
     try:
@@ -64,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=suite.HEADLINE[1])
     parser.add_argument("--groups", type=int, default=32, help="groups for ragged kernels")
     parser.add_argument("--launches", type=int, default=0,
-                        help="only launch each kernel (default schedule) this many times")
+                        help="only launch each kernel this many times (its default schedule, or "
+                             "with --fix the first legal schedule that has those knob values)")
     parser.add_argument("--fix", type=parse_fix, action="append", default=[], metavar="NAME=VALUE",
                         help="sweep only schedules with this knob value (repeatable)")
     parser.add_argument("--defaults", action="store_true",
@@ -88,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         _, offsets, fb = suite.shape_inputs(torch, meta, M, K, groups)
         nbytes = fb.total
         cu = opts.generated / meta["cuda_source"]
-        for sched in ([None] if opts.launches else schedules(meta, fixed, opts.defaults)):
+        for sched in (launch_schedules(meta, fixed) if opts.launches
+                      else schedules(meta, fixed, opts.defaults)):
             kernel = qct.load(cu, schedule=sched)
             count = 1 if opts.launches else timing.rotation_sets(nbytes, l2)
             sets = suite.buffer_sets(torch, bank, meta, kernel, M, K, count, offsets)
