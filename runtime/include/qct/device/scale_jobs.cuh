@@ -104,6 +104,24 @@ QCT_HD int job_window_back(i64 row, i64 stride) {
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+/// This CTA's scale job, if it has one. The first scale_jobs(tiles, K,
+/// stride) CTAs of the grid in launch order (x fastest) each run one, jobs
+/// along the tiles varying fastest.
+struct ScaleJob {
+  bool has; // this CTA runs a job
+  i64 j;    // the CTA's index in launch order (its job's, if it has one)
+  i64 jm;   // jobs along the tiles
+  /// The job's first tile (row_major scale column).
+  QCT_DEV i64 tile0() const { return j % jm * 32; }
+  /// Its MX blocks from 32 * fb() (features from 1024 * fb()).
+  QCT_DEV i64 fb() const { return j / jm; }
+};
+
+QCT_DEV ScaleJob scale_job_of_cta(i64 tiles, i64 K, i64 stride) {
+  const i64 j = (i64)blockIdx.y * gridDim.x + blockIdx.x;
+  return {j < scale_jobs(tiles, K, stride), j, scale_jobs_along(tiles, stride)};
+}
+
 /// Folds the source scale bytes of `rows` token rows from row0, MX blocks
 /// b0..b0+nb-1 (nb <= 32), into mx: per block, the unsigned byte maximum of
 /// (byte + 1). Adding 1 wraps 0xFF (no finite scale, which bmax skips) to 0,

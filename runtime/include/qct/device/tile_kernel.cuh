@@ -603,11 +603,10 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     if constexpr (kJobs) {
       const i64 stride =
           scale_columns<Rag, 128>(col_columns<Rag>(M, G), G); // scols[1]
-      const i64 jm = scale_jobs_along(gridDim.x, stride);
-      const i64 j = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      job = j < scale_jobs(gridDim.x, K, stride);
-      jt0 = j % jm * 32;
-      jfb = j / jm;
+      const ScaleJob sj = scale_job_of_cta(gridDim.x, K, stride);
+      job = sj.has;
+      jt0 = sj.tile0();
+      jfb = sj.fb();
     }
     TileHit h;
     if (!locate_tile<Rag, THREADS, kJobTiles>(
@@ -1013,14 +1012,13 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
       const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
       const i64 M = args.M;
       const i64 tiles = (M + 127) / 128; // also the row_major stride
-      const i64 job = (i64)blockIdx.y * gridDim.x + blockIdx.x;
-      if (job < scale_jobs(tiles, K, tiles)) {
-        const i64 jm = scale_jobs_along(tiles, tiles);
-        const i64 tile0 = job % jm * 32;
+      const ScaleJob sj = scale_job_of_cta(tiles, K, tiles);
+      if (sj.has) {
+        const i64 tile0 = sj.tile0();
         const i64 t0 = (tile0 + job_tile_of<THREADS>(threadIdx.x)) * 128;
         const i64 l0 =
             (tile0 - kJobLead + job_lead_tile_of<THREADS>(threadIdx.x)) * 128;
-        run_scale_job<Cfg, THREADS>(args, K, job / jm, tile0, tiles, tiles,
+        run_scale_job<Cfg, THREADS>(args, K, sj.fb(), tile0, tiles, tiles,
                                     {t0, clamp_count(M - t0, 128)},
                                     {l0, clamp_count(M - l0, 128)});
       }
