@@ -35,7 +35,8 @@ def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
     return [s for s in every if all(s[n] == v for n, v in fixed.items())]
 
 
-def launch_schedules(meta: dict[str, Any], fixed: dict[str, int] | None) -> list[dict[str, int] | None]:
+def launch_schedules(meta: dict[str, Any],
+                     fixed: dict[str, int] | None) -> list[dict[str, int] | None]:
     """--launches: the one schedule to launch (for a profiler): the default (None), or with --fix
     the first legal schedule that has those knob values."""
     if not fixed:
