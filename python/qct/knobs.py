@@ -20,6 +20,11 @@ def broken_rule(meta: Mapping[str, Any], schedule: Mapping[str, int]) -> str | N
     return None
 
 
+def default_schedule(meta: Mapping[str, Any]) -> dict[str, int]:
+    """Each knob at its default value (the metadata's `default`)."""
+    return {k["name"]: int(k["default"]) for k in meta["schedule"]["knobs"]}
+
+
 def legal_schedules(meta: Mapping[str, Any]) -> Iterator[tuple[tuple[str, int], ...]]:
     """Every legal schedule of a kernel, as (name, value) pairs in the knobs' order."""
     knobs = meta["schedule"]["knobs"]

@@ -362,8 +362,7 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
     against 40.0 at two (docs/perf/probe-2026-11-30-session18.log, call 2)."""
     from qct.bench.floor import eval_shape
 
-    knob_list = meta["schedule"]["knobs"]
-    schedule = {k["name"]: int(k["default"]) for k in knob_list}
+    schedule = knobs.default_schedule(meta)
     grid = meta.get("launch", {}).get("grid")
     if not grid:
         return schedule
@@ -379,7 +378,7 @@ def heuristic_schedule(meta: Mapping[str, Any], M: int, K: int, groups: int = 0,
         except (ValueError, KeyError):
             return 0
 
-    values = {k["name"]: sorted(k["values"]) for k in knob_list}
+    values = {k["name"]: sorted(k["values"]) for k in meta["schedule"]["knobs"]}
 
     def shrink(schedule: Schedule, name: str, min_ctas: int) -> Schedule:
         # Smaller values of one knob while the grid has fewer than min_ctas CTAs.

@@ -29,8 +29,7 @@ def test_rules_exclude_exactly_the_schedules_that_break_them() -> None:
     assert all((s["QCT_THREADS"] == 512) == (s["QCT_TILE_K"] == 256) for s in legal)
     assert all(s["QCT_M_TILES"] == 1 for s in legal if s["QCT_THREADS"] == 512)
     assert any(s["QCT_THREADS"] == 512 for s in legal)
-    defaults = {k["name"]: k["default"] for k in meta["schedule"]["knobs"]}
-    assert defaults in legal
+    assert knobs.default_schedule(meta) in legal
 
 
 def test_broken_rule_names_the_rule_and_the_value() -> None:
@@ -62,3 +61,9 @@ def test_the_heuristic_never_shrinks_into_a_broken_rule() -> None:
             k["default"] = 256
     for M, K in ((128, 256), (2048, 7168), (32768, 7168)):
         assert tuning.is_legal(meta, tuning.heuristic_schedule(meta, M, K))
+
+
+def test_default_schedule_is_each_knob_at_its_default() -> None:
+    meta = {"schedule": {"knobs": [{"name": "QCT_A", "values": [1, 2], "default": 2},
+                                   {"name": "QCT_B", "values": [4, 8], "default": 4}]}}
+    assert knobs.default_schedule(meta) == {"QCT_A": 2, "QCT_B": 4}

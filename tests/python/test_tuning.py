@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qct import tuning
+from qct import knobs, tuning
 
 REPO = Path(__file__).resolve().parents[2]
 GPU = "NVIDIA H200"
@@ -378,7 +378,7 @@ def test_cache_wins_over_repository_and_illegal_schedules_are_ignored(tmp_path: 
 
 def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> None:
     row = _meta()
-    defaults = {k["name"]: k["default"] for k in row["schedule"]["knobs"]}
+    defaults = knobs.default_schedule(row)
     assert tuning.heuristic_schedule(row, 32768, 7168) == defaults
     small = tuning.heuristic_schedule(row, 16, 2048)
     assert tuning.is_legal(row, small)
@@ -389,10 +389,10 @@ def test_heuristic_keeps_defaults_for_large_shapes_and_adds_ctas_for_small() -> 
     small_tile = tuning.heuristic_schedule(tile, 128, 7168)
     assert tuning.is_legal(tile, small_tile)
     assert small_tile["QCT_TILE_K"] < \
-        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_TILE_K"]
+        knobs.default_schedule(tile)["QCT_TILE_K"]
     # QCT_THREADS does not change a tile kernel's grid, so the heuristic leaves it alone.
     assert tuning.heuristic_schedule(tile, 1, 2048)["QCT_THREADS"] == \
-        {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}["QCT_THREADS"]
+        knobs.default_schedule(tile)["QCT_THREADS"]
 
 
 def test_heuristic_shrinks_m_tiles_first() -> None:
@@ -400,11 +400,11 @@ def test_heuristic_shrinks_m_tiles_first() -> None:
     # defaulting to 4 (the col kernel's defaults at TILE_K 128 before 256 became its default,
     # set here), a grid of under two CTAs per SM gives up M tiles before K tiles.
     tile = _meta("mxfp4_to_fp8_e4m3_col")
-    knobs = {k["name"]: k for k in tile["schedule"]["knobs"]}
-    assert knobs["QCT_M_TILES"]["values"] == [1, 2, 4]
-    knobs["QCT_M_TILES"]["default"], knobs["QCT_K_TILES"]["default"] = 4, 2
-    knobs["QCT_TILE_K"]["default"] = 128
-    defaults = {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}
+    by_name = {k["name"]: k for k in tile["schedule"]["knobs"]}
+    assert by_name["QCT_M_TILES"]["values"] == [1, 2, 4]
+    by_name["QCT_M_TILES"]["default"], by_name["QCT_K_TILES"]["default"] = 4, 2
+    by_name["QCT_TILE_K"]["default"] = 128
+    defaults = knobs.default_schedule(tile)
     # 2048 tokens x 7168 features: 4 x 28 = 112 CTAs at the defaults (M_TILES 4, K_TILES 2).
     small = tuning.heuristic_schedule(tile, 2048, 7168)
     assert tuning.is_legal(tile, small)
@@ -420,7 +420,7 @@ def test_heuristic_counts_only_ctas_with_work_under_clusters() -> None:
     # 1152 x 7168 (9 tiles, a grid of 16 along M): at K_TILES 1 the grid has 16 x 28 = 448 CTAs
     # but only 9 x 28 = 252 with work, under 264, so the tiles narrow to 128 features too.
     tile = _meta("mxfp4_to_fp8_e4m3_col")
-    defaults = {k["name"]: k["default"] for k in tile["schedule"]["knobs"]}
+    defaults = knobs.default_schedule(tile)
     assert defaults["QCT_CLUSTER_M"] == 8 and defaults["QCT_TILE_K"] == 256
     small = tuning.heuristic_schedule(tile, 1152, 7168)
     assert tuning.is_legal(tile, small)
@@ -434,7 +434,7 @@ def test_heuristic_takes_scale_jobs_between_32_and_one_per_sm() -> None:
     # 32768, K = 2048 has 16 (too few, each a long serial piece of a short launch) and M = 131072,
     # K = 7168 224 (more than one per SM): the defaults' clusters.
     dense = _meta("mxfp4_to_fp8_e4m3_col")
-    defaults = {k["name"]: k["default"] for k in dense["schedule"]["knobs"]}
+    defaults = knobs.default_schedule(dense)
     jobs = {**defaults, "QCT_CLUSTER_M": 1, "QCT_K_TILES": 1}
     assert tuning.heuristic_schedule(dense, 32768, 7168) == jobs
     assert tuning.heuristic_schedule(dense, 131072, 2048) == jobs
@@ -461,14 +461,14 @@ def test_heuristic_takes_scale_jobs_between_32_and_one_per_sm() -> None:
     # Kernels without clusters (mn_major col scales) are not touched.
     mn = _meta("mxfp4_to_fp8_e4m3_col_mn")
     assert tuning.scale_job_schedule(
-        mn, {k["name"]: k["default"] for k in mn["schedule"]["knobs"]}, 32768, 7168) is None
+        mn, knobs.default_schedule(mn), 32768, 7168) is None
 
 
 def test_heuristic_gives_ragged_clusters_fewer_k_tiles_on_small_grids() -> None:
     # Where the ragged kernel keeps its clusters it gives up K tiles (default 4) until its grid
     # has 8 CTAs per SM: at M = 32768, K = 2048 and 32 groups, 288 x 2 CTAs at 4, 288 x 4 at 2.
     ragged = _meta("mxfp4_to_fp8_e4m3_col_ragged")
-    defaults = {k["name"]: k["default"] for k in ragged["schedule"]["knobs"]}
+    defaults = knobs.default_schedule(ragged)
     assert (defaults["QCT_CLUSTER_M"], defaults["QCT_K_TILES"]) == (8, 4)
     few = tuning.heuristic_schedule(ragged, 32768, 2048, 32)
     assert (few["QCT_CLUSTER_M"], few["QCT_K_TILES"]) == (8, 2)

@@ -20,6 +20,7 @@ from typing import Any
 
 import qct
 from qct.bench import suite, timing
+from qct.knobs import default_schedule
 
 
 def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
@@ -28,7 +29,7 @@ def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
     does not have are ignored, so one --fix serves several kernels), or only the defaults."""
     knobs = meta["schedule"]["knobs"]
     if defaults_only:
-        return [{k["name"]: k["default"] for k in knobs}]
+        return [default_schedule(meta)]
     every = [dict(s) for s in suite.verify.schedules(meta)]
     names = {k["name"] for k in knobs}
     fixed = {n: v for n, v in (fixed or {}).items() if n in names}
