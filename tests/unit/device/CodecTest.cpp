@@ -657,6 +657,15 @@ template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
     using O = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
                        dev::Layout::row, 128, dev::Scale::pow2>;
     const uint32_t wantScale = qct::test::referenceBlock<O, 128>(v, want);
+    // With kSpecials (the unfused mxfp4 -> fp8 kernel) every block, NaN and
+    // Inf included, as the reference has it.
+    uint32_t qs[32], scaleS = 0x1234;
+    ASSERT_TRUE((dev::fp8_pow2_bf16<E5M2, 64, 1, true>(w, qs, scaleS)));
+    ASSERT_EQ(scaleS, wantScale);
+    for (int i = 0; i < 128; ++i)
+      ASSERT_EQ((qs[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+          << "kSpecials, e5m2 " << E5M2 << " element " << i << " bits "
+          << std::hex << x[i] << " scale " << wantScale;
     const bool ok = dev::fp8_pow2_bf16<E5M2, 64, 1>(w, q, scale);
     ASSERT_EQ(ok, !special);
     ++n;
@@ -685,6 +694,64 @@ TEST(DeviceCodec, Fp8Pow2FromBf16Codes) {
   long long n = 0;
   checkFp8Pow2FromBf16Codes<false>(n);
   checkFp8Pow2FromBf16Codes<true>(n);
+  RecordProperty("blocks", std::to_string(n));
+}
+
+template <bool E5M2> void checkMxfp4ViaBf16ToFp8(long long &n) {
+  // The unfused mxfp4 -> fp8 pow2 row kernel's path (row_output): four
+  // source blocks decoded to bf16 codes (mxfp4_block_to_bf16_codes: the
+  // byte table for scale bytes 2..252, the exact path for the others, NaN
+  // blocks included), then fp8_pow2_bf16 with kSpecials, against the
+  // reference on the bf16-rounded values (numerics.md 7).
+  using O = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
+                     dev::Layout::row, 128, dev::Scale::pow2>;
+  const uint32_t edge[] = {0,   1,   2,   3,   126, 127, 128,
+                           200, 251, 252, 253, 254, 255};
+  std::mt19937_64 rng(23);
+  for (int t = 0; t < 60000; ++t) {
+    uint32_t codes[16], sb[4];
+    for (uint32_t &c : codes)
+      c = uint32_t(rng());
+    for (int b = 0; b < 4; ++b)
+      sb[b] =
+          t % 3 ? edge[rng() % 13]
+                : (t % 2 ? uint32_t(rng() % 256) : 100 + uint32_t(rng() % 40));
+    uint32_t w[64];
+    double v[128];
+    for (int b = 0; b < 4; ++b) {
+      const uint32_t(&blk)[4] =
+          *reinterpret_cast<const uint32_t(*)[4]>(codes + 4 * b);
+      uint32_t wb[16];
+      dev::mxfp4_block_to_bf16_codes(blk, sb[b], wb);
+      for (int j = 0; j < 16; ++j)
+        w[16 * b + j] = wb[j];
+      for (int i = 0; i < 32; ++i) {
+        const uint32_t c = (codes[4 * b + i / 8] >> (4 * (i % 8))) & 15;
+        const double x = sb[b] == 0xFF ? std::nan("")
+                                       : ref::decode(c, ref::kE2M1) *
+                                             ref::pow2(int(sb[b]) - 127);
+        const uint32_t h = ref::encode(x, ref::kBF16);
+        ASSERT_EQ((wb[i / 2] >> (16 * (i % 2))) & 0xFFFF, h)
+            << "scale byte " << sb[b] << " code " << c;
+        v[32 * b + i] = ref::decode(h, ref::kBF16);
+      }
+    }
+    uint8_t want[128];
+    const uint32_t wantScale = qct::test::referenceBlock<O, 128>(v, want);
+    uint32_t q[32], scale = 0;
+    ASSERT_TRUE((dev::fp8_pow2_bf16<E5M2, 64, 1, true>(w, q, scale)));
+    ASSERT_EQ(scale, wantScale);
+    for (int i = 0; i < 128; ++i)
+      ASSERT_EQ((q[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+          << "element " << i << " scale byte " << sb[i / 32];
+    ++n;
+  }
+}
+
+TEST(DeviceCodec, Mxfp4ViaBf16ToFp8Pow2) {
+  long long n = 0;
+  checkMxfp4ViaBf16ToFp8<false>(n);
+  checkMxfp4ViaBf16ToFp8<true>(n);
   RecordProperty("blocks", std::to_string(n));
 }
 

@@ -152,6 +152,27 @@ template <Fmt F> QCT_HD float bf16_value(u32 c, u32 scale) {
   return bf16_to_f32(encode_exact_value<F, Fmt::bf16>(c, scale));
 }
 
+/// One mxfp4 source block (32 codes in 4 words, scale byte b) as the bf16
+/// codes of its values, element 2i in the low half of word i, as
+/// bf16_value rounds them: a scale byte in [2, 252] takes the byte-table
+/// decode, others (rare: NaN blocks, extreme scales) the exact path element
+/// by element. The mxfp4 -> bf16 row kernel stores these words; the unfused
+/// mxfp4 -> fp8 one quantizes them (row_output).
+QCT_HD void mxfp4_block_to_bf16_codes(const u32 (&codes)[4], u32 b,
+                                      u32 (&w)[16]) {
+  if (b >= 2 && b <= 252) {
+    e2m1_block_to_bf16(codes, b, w);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    const u32 pair = codes[i / 4] >> (8 * (i % 4));
+    w[i] =
+        encode_exact_value<Fmt::mxfp4, Fmt::bf16>(pair & 0xF, b) |
+        (encode_exact_value<Fmt::mxfp4, Fmt::bf16>((pair >> 4) & 0xF, b) << 16);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Block quantizers: N elements per lane, L lanes per block
 //===----------------------------------------------------------------------===//
@@ -381,14 +402,16 @@ template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
 /// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
 /// lane, L lanes per 128-element block. Returns false, touching nothing, if
 /// the block holds a NaN or Inf (their amax and element rules take
-/// quantize_hp).
+/// quantize_hp), unless kSpecials: then it takes every block, with
+/// quantize_hp's rules for those (the amax ignores NaN and counts Inf as
+/// max_F; an element NaN or Inf becomes sign | nancode or sign | maxcode).
 ///
 /// The scale exponent is pow2_exp_from_bits of amax's bf16 code widened to
 /// fp32 (at most 120 for e4m3, 113 for e5m2; clamped at -127 for the
 /// smallest amax). x * 2^-e is exact in fp32
 /// except below 2^-126, where fp8 has only signed zeros, so the hardware's
 /// cvt.rn.satfinite rounds once, as the contract says.
-template <bool E5M2, int NW, int L>
+template <bool E5M2, int NW, int L, bool kSpecials = false>
 QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   static_assert(NW % 2 == 0, "fp8 codes are stored as whole words");
   // Only the amax needs |x|: doubling a word (a multiply, off the ALU pipe)
@@ -399,9 +422,30 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
 #pragma unroll
   for (int j = 0; j < NW; ++j)
     d[j] = w[j] * 2u;
-  const u32 amax = (bf16_block_amax<NW, L>(d) & 0xFFFFu) >> 1;
-  if (amax >= 0x7F80u)
-    return false;
+  u32 amax = (bf16_block_amax<NW, L>(d) & 0xFFFFu) >> 1;
+  bool special = false; // this lane holds a NaN or Inf (kSpecials)
+  if constexpr (!kSpecials) {
+    if (amax >= 0x7F80u)
+      return false;
+  } else if (!warp_all(amax < 0x7F80u)) {
+    // A NaN or Inf in the warp (rare; warp-uniform for the shuffles): the
+    // amax again with NaN as 0 and Inf as max_F (448 and 57344 are bf16
+    // values), quantize_hp's rule.
+    constexpr u32 maxf = E5M2 ? 0x4760u : 0x43E0u;
+#pragma unroll
+    for (int j = 0; j < NW; ++j) {
+      u32 m = 0;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        u32 a = (w[j] >> (16 * h)) & 0x7FFFu;
+        special |= a >= 0x7F80u;
+        a = a > 0x7F80u ? 0u : (a == 0x7F80u ? maxf : a);
+        m |= a << (16 * h);
+      }
+      d[j] = m;
+    }
+    amax = bf16_block_amax<NW, L>(d) & 0xFFFFu;
+  }
   const int e = pow2_exp_from_bits<E5M2>(amax << 16);
   scale = pow2_f32_bits(e);
   const float f = bits_f32((u32)(127 - e) << 23); // 2^-e, normal
@@ -412,6 +456,22 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
     const u32 c1 = fp8x2_from_f32<E5M2>(bits_f32(w[j + 1] << 16) * f,
                                         bits_f32(w[j + 1] & 0xFFFF0000u) * f);
     q[j / 2] = c0 | (c1 << 16);
+  }
+  if (kSpecials && special) {
+    // As fp8_round_pairs: the hardware gives the positive canonical NaN, and
+    // the contract keeps the sign; Inf saturates.
+    constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
+#pragma unroll
+    for (int i = 0; i < 2 * NW; ++i) {
+      const u32 x = (w[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
+      const u32 a = x & 0x7FFFu;
+      if (a >= 0x7F80u) {
+        const u32 c =
+            ((x >> 8) & 0x80u) | (a == 0x7F80u ? F.maxcode : F.nancode);
+        const int sh = 8 * (i % 4);
+        q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
+      }
+    }
   }
   return true;
 }

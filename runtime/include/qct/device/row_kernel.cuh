@@ -174,24 +174,11 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                 "a block spans whole source vectors");
   if constexpr (path == ValuePath::exact && S::fmt == Fmt::mxfp4 &&
                 O::fmt == Fmt::bf16) {
-    // Decoding mxfp4 to bf16: a thread's 32 codes are one source block; a
-    // scale byte in [2, 252] takes the byte-table decode, others (rare: NaN
-    // blocks, extreme scales) the exact path element by element.
+    // Decoding mxfp4 to bf16: a thread's 32 codes are one source block.
     if (CoopThreads == 0 && !valid)
       return;
-    const u32(&codes)[4] = sv.raw.w;
     u32 w[16];
-    if (sv.scale >= 2 && sv.scale <= 252) {
-      e2m1_block_to_bf16(codes, sv.scale, w);
-    } else {
-#pragma unroll
-      for (int i = 0; i < 16; ++i) {
-        const u32 pair = codes[i / 4] >> (8 * (i % 4));
-        w[i] = encode_exact_value<S::fmt, O::fmt>(pair & 0xF, sv.scale) |
-               (encode_exact_value<S::fmt, O::fmt>((pair >> 4) & 0xF, sv.scale)
-                << 16);
-      }
-    }
+    mxfp4_block_to_bf16_codes(sv.raw.w, sv.scale, w);
     store_lane_row<64, CoopThreads>(static_cast<u8 *>(args.out[OI]) + lin * 2,
                                     w, valid);
     return;
@@ -204,6 +191,14 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
                            O::fmt == Fmt::mxfp4 && O::scale == Scale::floor;
   constexpr bool fast_fp8 = S::fmt == Fmt::bf16 && path == ValuePath::hp &&
                             O::T::fp8 && O::scale == Scale::pow2;
+  // The unfused mxfp4 -> (bf16) -> fp8 pow2 conversion on the raw codes: the
+  // block decoded to bf16 codes as the mxfp4 -> bf16 kernel stores them,
+  // then bf16 -> fp8's path on those, NaN and Inf included, so bit for bit
+  // the two kernels in a row, with no general path (which held 32 floats
+  // per lane: 127 registers, ALU-bound at 18% of copy bandwidth).
+  constexpr bool fast_fp8_via_bf16 = S::fmt == Fmt::mxfp4 &&
+                                     path == ValuePath::hp && O::T::fp8 &&
+                                     O::scale == Scale::pow2;
   // fp8 sources (1x128 or MX) with power-of-two scales -> mxfp4 on the raw
   // codes (quant.cuh, "fp8 sources on their raw codes").
   constexpr bool fast_fp8_src = EB == 8 && S::quantized &&
@@ -226,12 +221,16 @@ QCT_DEV void row_output(const qct_kernel_args &args, const SrcVec &sv, i64 lin,
     pk.w[0] = pack_e2m1_nibbles(nib[0], nib[1], nib[2], nib[3]);
   } else if constexpr (fast_fp8) {
     done = warp_all(fp8_pow2_bf16<O::e5m2, 4, L>(sv.raw.w, pk.w, scale));
+  } else if constexpr (fast_fp8_via_bf16) {
+    u32 w[16];
+    mxfp4_block_to_bf16_codes(sv.raw.w, sv.scale, w);
+    fp8_pow2_bf16<O::e5m2, 16, L, true>(w, pk.w, scale);
   } else if constexpr (fast_fp8_src) {
     done =
         warp_all(mxfp4_from_fp8_codes<S::e5m2, O::scale == Scale::rceil, 4, L>(
             sv.raw.w, pow2_scale_field<S::fmt>(sv.scale), pk.w, scale));
   }
-  if constexpr (!aligned_mx) {
+  if constexpr (!aligned_mx && !fast_fp8_via_bf16) {
     if (!done) {
       // Outlined where a fast path exists: that path takes nearly every
       // block, and the general one, inlined once per vector a thread holds
