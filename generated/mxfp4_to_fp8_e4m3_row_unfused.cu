@@ -6,10 +6,10 @@
 #include "qct/device/qct_device.cuh"
 
 #ifndef QCT_THREADS
-#define QCT_THREADS 256
+#define QCT_THREADS 128
 #endif
 #ifndef QCT_UNROLL
-#define QCT_UNROLL 1
+#define QCT_UNROLL 4
 #endif
 
 namespace {

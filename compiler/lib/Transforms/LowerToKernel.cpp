@@ -115,16 +115,26 @@ struct QCTLowerToKernelPass
       // M = 131072, K = 7168; docs/perf/tune-2026-11-30-session18-k2048.log,
       // docs/performance.md). The other row kernels took 256 there (but one
       // shape each for mxfp4 -> bf16 and mxfp4 -> fp8 row).
-      knobs.push_back(KnobAttr::get(ctx, "QCT_THREADS", {128, 256, 512},
-                                    mxfp4Row && src != Format::mxfp4 ? 128
-                                                                     : 256));
+      // The unfused mxfp4 -> (bf16) -> fp8 row kernel (an mxfp4 source
+      // quantized through bf16, fuse false) took 128 threads and 4 vectors
+      // in flight at all four tuned shapes: 95.7 against 116.8 us at the
+      // default 256 x 1 (M = 32768, K = 7168), 364.0 against 451.2 at M =
+      // 131072 (docs/perf/tune-2026-11-30-session20.log). Since it runs on
+      // raw codes its vector's work is the decode's plus bf16 -> fp8's, and
+      // like the wider sources it wants several loads in flight.
+      const bool unfusedMx =
+          src == Format::mxfp4 && !kernel.getFuse() && widestRowBlock > 0;
+      knobs.push_back(KnobAttr::get(
+          ctx, "QCT_THREADS", {128, 256, 512},
+          (mxfp4Row && src != Format::mxfp4) || unfusedMx ? 128 : 256));
       // Measured on the H200 (docs/performance.md): a 16-byte vector of a
       // bf16/fp16/fp32 or fp8/mxfp8 source is 16 or fewer elements, so each
       // thread needs four in flight (fp8 -> mxfp4 row: 85% of copy at 4,
       // 64% at 1); an mxfp4 vector carries 32 elements and one per thread
       // keeps the stores densest.
-      knobs.push_back(KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4},
-                                    src == Format::mxfp4 ? 1 : 4));
+      knobs.push_back(
+          KnobAttr::get(ctx, "QCT_UNROLL", {1, 2, 4},
+                        src == Format::mxfp4 && !unfusedMx ? 1 : 4));
     } else {
       // An fp32 tile of 128 features is 66 KiB of shared memory, above the
       // 48 KiB every launch gets without an opt-in: default to 64 there.

@@ -28,6 +28,42 @@ qct.kernel @row_fp8 attributes {spec_hash = ""} {
 
 // -----
 
+// An mxfp4 source: one vector per thread (32 elements), 256 threads; the
+// unfused kernel (decode to bf16, then quantize) takes 128 threads and 4.
+// CHECK-LABEL: qct.kernel @row_mxfp4_fused
+// CHECK-SAME:    family = #qct<family row>
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 1>]
+qct.kernel @row_mxfp4_fused attributes {spec_hash = ""} {
+  %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
+  %1 = qct.convert %0 scales <128, aligned, row_major> : !qct.tile<mxfp4, row> -> !qct.tile<fp8_e4m3, row>
+  qct.store_output %1 to 0 as "a" : !qct.tile<fp8_e4m3, row>
+}
+
+// -----
+
+// CHECK-LABEL: qct.kernel @row_mxfp4_unfused
+// CHECK-SAME:    family = #qct<family row>
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 128>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 4>]
+qct.kernel @row_mxfp4_unfused attributes {spec_hash = "", fuse = false} {
+  %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
+  %1 = qct.decode %0 : !qct.tile<mxfp4, row> -> !qct.tile<bf16, row>
+  %2 = qct.quantize %1 scales <128, pow2, row_major> : !qct.tile<bf16, row> -> !qct.tile<fp8_e4m3, row>
+  qct.store_output %2 to 0 as "a" : !qct.tile<fp8_e4m3, row>
+}
+
+// -----
+
+// An mxfp4 -> bf16 decode (no block: not the unfused rule): 256 and 1.
+// CHECK-LABEL: qct.kernel @row_mxfp4_decode
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_UNROLL", [1, 2, 4], 1>]
+qct.kernel @row_mxfp4_decode attributes {spec_hash = "", fuse = false} {
+  %0 = qct.load_source scales <32, none, row_major> : !qct.tile<mxfp4, row>
+  %1 = qct.decode %0 : !qct.tile<mxfp4, row> -> !qct.tile<bf16, row>
+  qct.store_output %1 to 0 as "a" : !qct.tile<bf16, row>
+}
+
+// -----
+
 // A staged col output: the tile family, threads, tile width, tiles per CTA
 // along K (only 1 for a dense bf16 source: no prefetching pass, no group
 // lookup) and along M (1, 2, 4: its col output takes the bf16 pow2 pass,
