@@ -31,6 +31,7 @@ namespace {
 
 using qct::test::bits;
 using qct::test::f32;
+using qct::test::packedByte;
 
 struct Pair {
   dev::FloatFmt d;
@@ -304,7 +305,7 @@ TEST(DeviceCodec, AlignedE2M1ByteTableBlock) {
                                            ref::pow2(int(b) - 127);
           uint8_t want;
           ref::quantizeFp8FixedBlock(&x, 1, F, se, &want);
-          ASSERT_EQ((out[i / 4] >> (8 * (i % 4))) & 0xFF, want)
+          ASSERT_EQ(packedByte(out, i), want)
               << "e5m2 " << e5 << " bmax " << bmax << " b " << b << " code "
               << int(c[i]);
           ++n;
@@ -638,6 +639,11 @@ TEST(DeviceCodec, Mxfp4FloorFromBf16Codes) {
   RecordProperty("fast", std::to_string(fast));
 }
 
+/// An fp8 row output with 1x128 pow2 scales (the bf16 -> fp8 raw-code path).
+template <bool E5M2>
+using Fp8Pow2Row = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
+                            dev::Layout::row, 128, dev::Scale::pow2>;
+
 template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
   const ref::FloatFormat &F = E5M2 ? ref::kE5M2 : ref::kE4M3;
   const uint32_t mants[4] = {0x00, 0x60, 0x61, 0x7F};
@@ -654,16 +660,15 @@ template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
       special |= !std::isfinite(v[i]);
     }
     uint8_t want[128];
-    using O = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
-                       dev::Layout::row, 128, dev::Scale::pow2>;
-    const uint32_t wantScale = qct::test::referenceBlock<O, 128>(v, want);
+    const uint32_t wantScale =
+        qct::test::referenceBlock<Fp8Pow2Row<E5M2>, 128>(v, want);
     // With kSpecials (the unfused mxfp4 -> fp8 kernel) every block, NaN and
     // Inf included, as the reference has it.
     uint32_t qs[32], scaleS = 0x1234;
     ASSERT_TRUE((dev::fp8_pow2_bf16<E5M2, 64, 1, true>(w, qs, scaleS)));
     ASSERT_EQ(scaleS, wantScale);
     for (int i = 0; i < 128; ++i)
-      ASSERT_EQ((qs[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+      ASSERT_EQ(packedByte(qs, i), want[i])
           << "kSpecials, e5m2 " << E5M2 << " element " << i << " bits "
           << std::hex << x[i] << " scale " << wantScale;
     const bool ok = dev::fp8_pow2_bf16<E5M2, 64, 1>(w, q, scale);
@@ -674,13 +679,10 @@ template <bool E5M2> void checkFp8Pow2FromBf16Codes(long long &n) {
       return;
     }
     ASSERT_EQ(scale, wantScale);
-    const dev::QBlock<128> qh = dev::quantize_hp<
-        dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
-                 dev::Layout::row, 128, dev::Scale::pow2>,
-        128, 1>(vf);
+    const dev::QBlock<128> qh = dev::quantize_hp<Fp8Pow2Row<E5M2>, 128, 1>(vf);
     ASSERT_EQ(qh.scale, wantScale);
     for (int i = 0; i < 128; ++i) {
-      ASSERT_EQ((q[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+      ASSERT_EQ(packedByte(q, i), want[i])
           << "e5m2 " << E5M2 << " element " << i << " bits " << std::hex << x[i]
           << " scale " << wantScale;
       ASSERT_EQ(qh.q[i], want[i]);
@@ -703,8 +705,7 @@ template <bool E5M2> void checkMxfp4ViaBf16ToFp8(long long &n) {
   // byte table for scale bytes 2..252, the exact path for the others, NaN
   // blocks included), then fp8_pow2_bf16 with kSpecials, against the
   // reference on the bf16-rounded values (numerics.md 7).
-  using O = dev::Out<E5M2 ? dev::Fmt::fp8_e5m2 : dev::Fmt::fp8_e4m3,
-                     dev::Layout::row, 128, dev::Scale::pow2>;
+  using O = Fp8Pow2Row<E5M2>;
   const uint32_t edge[] = {0,   1,   2,   3,   126, 127, 128,
                            200, 251, 252, 253, 254, 255};
   std::mt19937_64 rng(23);
@@ -742,7 +743,7 @@ template <bool E5M2> void checkMxfp4ViaBf16ToFp8(long long &n) {
     ASSERT_TRUE((dev::fp8_pow2_bf16<E5M2, 64, 1, true>(w, q, scale)));
     ASSERT_EQ(scale, wantScale);
     for (int i = 0; i < 128; ++i)
-      ASSERT_EQ((q[i / 4] >> (8 * (i % 4))) & 0xFF, want[i])
+      ASSERT_EQ(packedByte(q, i), want[i])
           << "element " << i << " scale byte " << sb[i / 32];
     ++n;
   }

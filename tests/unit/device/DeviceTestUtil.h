@@ -33,6 +33,12 @@ inline uint64_t bits(double d) {
   return u;
 }
 
+/// Byte i of packed codes, four per word, the lowest byte first (the device
+/// library's fp8 code words).
+inline uint32_t packedByte(const uint32_t *w, int i) {
+  return (w[i / 4] >> (8 * (i % 4))) & 0xFF;
+}
+
 /// The reference's element format of output O.
 template <typename O> const ref::FloatFormat &refElementFormat() {
   return O::fmt == dev::Fmt::mxfp4 ? ref::kE2M1
