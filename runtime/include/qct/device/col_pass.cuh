@@ -75,8 +75,7 @@ QCT_HD u32 bf16x2_amax(const u32 (&x)[16], u32 maxf16, bool &special) {
     for (int i = 0; i < 16; ++i) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        u32 e = (x[i] >> (16 * h)) & 0x7FFFu;
-        e = e > 0x7F80u ? 0u : (e == 0x7F80u ? maxf16 : e);
+        const u32 e = bf16_amax_operand((x[i] >> (16 * h)) & 0x7FFFu, maxf16);
         a = vmax_u16x2(a, e << (16 * h));
       }
     }
@@ -91,7 +90,6 @@ QCT_HD u32 bf16x2_amax(const u32 (&x)[16], u32 maxf16, bool &special) {
 template <bool E5M2, int H>
 QCT_HD void bf16_pow2_fp8_run(const u32 (&x)[16], float f, bool special,
                               u32 (&q)[4]) {
-  constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
   auto val = [&](u32 w) {
     return bits_f32(H ? (w & 0xFFFF0000u) : (w << 16)) * f;
   };
@@ -104,8 +102,7 @@ QCT_HD void bf16_pow2_fp8_run(const u32 (&x)[16], float f, bool special,
     for (int i = 0; i < 16; ++i) {
       const u32 e = (x[i] >> (16 * H)) & 0xFFFFu, mag = e & 0x7FFFu;
       if (mag >= 0x7F80u) {
-        const u32 c =
-            ((e >> 8) & 0x80u) | (mag == 0x7F80u ? F.maxcode : F.nancode);
+        const u32 c = fp8_code_of_bf16_special<E5M2>(e, mag);
         const int sh = 8 * (i % 4);
         q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
       }
@@ -517,9 +514,8 @@ QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
       constexpr int OI = decltype(oi)::value;
       using O = typename Cfg::template out<OI>;
       if constexpr (O::col) {
-        constexpr u32 maxf16 = O::e5m2 ? 0x4760u : 0x43E0u; // bf16 max_F
         bool special;
-        u32 a = bf16x2_amax(x, maxf16, special);
+        u32 a = bf16x2_amax(x, bf16_bits_of_fp8_max<O::e5m2>(), special);
 #pragma unroll
         for (int o = 1; o < 8; o <<= 1)
           a = vmax_u16x2(a, __shfl_xor_sync(0xFFFFFFFFu, a, o));

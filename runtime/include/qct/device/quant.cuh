@@ -386,6 +386,12 @@ QCT_HD u32 pack_e2m1_nibbles(u32 n0, u32 n1, u32 n2, u32 n3) {
   return (lo >> 4) + hi;
 }
 
+/// The bf16 bits of fp8 max_F (448 for e4m3, 57344 for e5m2): what an Inf
+/// counts as in a pow2 amax on bf16 codes.
+template <bool E5M2> QCT_HD constexpr u32 bf16_bits_of_fp8_max() {
+  return E5M2 ? 0x4760u : 0x43E0u;
+}
+
 /// pow2_scale_exp from the fp32 bits A of a finite amax >= 0: the smallest e
 /// with amax <= max_F * 2^e is the smallest e with A <= bits(max_F) + e * 2^23
 /// (fp32 bits are monotonic and adding e * 2^23 multiplies by 2^e while the
@@ -393,10 +399,24 @@ QCT_HD u32 pack_e2m1_nibbles(u32 n0, u32 n1, u32 n2, u32 n3) {
 /// ceil((A - bits(max_F)) / 2^23). Amax below 2^-126 gives e <= -128, which
 /// clamps to -127 as the exact rule does; amax 0 gives 0.
 template <bool E5M2> QCT_HD int pow2_exp_from_bits(u32 A) {
-  constexpr int maxbits = E5M2 ? 0x47600000 : 0x43E00000; // 57344, 448
+  constexpr int maxbits = (int)(bf16_bits_of_fp8_max<E5M2>() << 16);
   const int e = ((int)A - maxbits + 0x7FFFFF) >> 23;      // arithmetic shift
   const int c = e < -127 ? -127 : (e > 127 ? 127 : e);
   return A == 0 ? 0 : c;
+}
+
+/// quantize_hp's amax rule on one bf16 magnitude (code & 0x7FFF): NaN counts
+/// 0, Inf max_F (bf16 bits maxf16), a finite value itself.
+QCT_HD u32 bf16_amax_operand(u32 mag, u32 maxf16) {
+  return mag > 0x7F80u ? 0u : (mag == 0x7F80u ? maxf16 : mag);
+}
+
+/// The fp8 code of a bf16 NaN or Inf x (16-bit code, magnitude mag = x &
+/// 0x7FFF), as fp8_round_pairs writes it: NaN keeps its sign (the hardware's
+/// cvt gives the positive canonical NaN), Inf saturates to sign | maxcode.
+template <bool E5M2> QCT_HD u32 fp8_code_of_bf16_special(u32 x, u32 mag) {
+  constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
+  return ((x >> 8) & 0x80u) | (mag == 0x7F80u ? F.maxcode : F.nancode);
 }
 
 /// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
@@ -429,9 +449,7 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
       return false;
   } else if (!warp_all(amax < 0x7F80u)) {
     // A NaN or Inf in the warp (rare; warp-uniform for the shuffles): the
-    // amax again with NaN as 0 and Inf as max_F (448 and 57344 are bf16
-    // values), quantize_hp's rule.
-    constexpr u32 maxf = E5M2 ? 0x4760u : 0x43E0u;
+    // amax again with quantize_hp's rule (bf16_amax_operand).
 #pragma unroll
     for (int j = 0; j < NW; ++j) {
       u32 m = 0;
@@ -439,7 +457,7 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
       for (int h = 0; h < 2; ++h) {
         u32 a = (w[j] >> (16 * h)) & 0x7FFFu;
         special |= a >= 0x7F80u;
-        a = a > 0x7F80u ? 0u : (a == 0x7F80u ? maxf : a);
+        a = bf16_amax_operand(a, bf16_bits_of_fp8_max<E5M2>());
         m |= a << (16 * h);
       }
       d[j] = m;
@@ -458,16 +476,12 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
     q[j / 2] = c0 | (c1 << 16);
   }
   if (kSpecials && special) {
-    // As fp8_round_pairs: the hardware gives the positive canonical NaN, and
-    // the contract keeps the sign; Inf saturates.
-    constexpr FloatFmt F = E5M2 ? kE5M2() : kE4M3();
 #pragma unroll
     for (int i = 0; i < 2 * NW; ++i) {
       const u32 x = (w[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
       const u32 a = x & 0x7FFFu;
       if (a >= 0x7F80u) {
-        const u32 c =
-            ((x >> 8) & 0x80u) | (a == 0x7F80u ? F.maxcode : F.nancode);
+        const u32 c = fp8_code_of_bf16_special<E5M2>(x, a);
         const int sh = 8 * (i % 4);
         q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
       }
