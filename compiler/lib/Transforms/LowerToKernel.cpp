@@ -229,8 +229,17 @@ struct QCTLowerToKernelPass
       // docs/perf/probe-2026-11-29-run12.log) bf16 -> fp8 row + col ran
       // 299 us at 4 and 330 at 1, bf16 -> mxfp4 row + fp8 col 286 and 294;
       // the mxfp4 source (a quarter of the bytes per row) ran 2% slower at
-      // 4, so it keeps 1, as do ragged grids (one CTA row per tile).
-      if (!ragged && !mxfp4)
+      // 4, so it keeps 1, as do ragged grids (one CTA row per tile). The
+      // bf16 pass also offers 0, every K span of an M tile first: the 8
+      // CTAs that write an L2 sector of a token row's row_major block scales
+      // then run back to back. bf16 -> mxfp4 row + fp8 col ran 234.5-235.8
+      // us at 0 against 236.8-238.1 at 4; bf16 -> fp8 row + col and the
+      // GEMM-ready twin ran slower (their col scale sectors' 8 writers are
+      // then a wave apart), and the mxfp4 source 7% slower
+      // (docs/perf/probe-2026-12-01-session22.log).
+      if (!ragged && bf16Pass)
+        knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {0, 1, 4}, 4));
+      else if (!ragged && !mxfp4)
         knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1, 4}, 4));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {1}, 1));

@@ -68,12 +68,13 @@ qct.kernel @row_mxfp4_decode attributes {spec_hash = "", fuse = false} {
 // along K (only 1 for a dense bf16 source: no prefetching pass, no group
 // lookup) and along M (1, 2, 4: its col output takes the bf16 pow2 pass,
 // which buffers the scales of the CTA's M tiles; default 1) and the CTA
-// raster group along M (1, 4: a dense bf16 source; default 4). The bf16
+// raster group along M (0, 1, 4 for the bf16 pass, 0 taking every K span of an
+// M tile first; 1, 4 for another dense source; default 4). The bf16
 // pass also runs 256-feature tiles on 512 threads, only as that pair and
 // with one M tile: the schedule rules.
 // CHECK-LABEL: qct.kernel @tile
 // CHECK-SAME:    family = #qct<family tile>
-// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_TILE_K", [64, 128, 256], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
+// CHECK-SAME:    schedule = [#qct.knob<"QCT_THREADS", [128, 256, 512], 256>, #qct.knob<"QCT_TILE_K", [64, 128, 256], 128>, #qct.knob<"QCT_K_TILES", [1], 1>, #qct.knob<"QCT_M_TILES", [1, 2, 4], 1>, #qct.knob<"QCT_GROUP_M", [0, 1, 4], 4>, #qct.knob<"QCT_TILE_M", [128], 128>, #qct.knob<"QCT_CLUSTER_M", [1], 1>]
 // CHECK-SAME:    schedule_rules = [#qct.knob_rule<"QCT_THREADS", 512, "QCT_TILE_K", [256]>, #qct.knob_rule<"QCT_TILE_K", 256, "QCT_THREADS", [512]>, #qct.knob_rule<"QCT_THREADS", 512, "QCT_M_TILES", [1]>]
 qct.kernel @tile attributes {spec_hash = ""} {
   %0 = qct.load_source : !qct.tile<bf16, row>

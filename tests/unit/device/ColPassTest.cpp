@@ -317,10 +317,11 @@ TEST(ColPass, AlignedE2M1ColMatchesQuantizeAligned) {
 
 // QCT_GROUP_M's renumbering (raster.cuh): every CTA of the grid gets one
 // tile and every tile one CTA; in hardware (linear) order the CTAs walk
-// bands of `group` tiles along x, each band through all of y; group 1 and
-// grids of 2^31 CTAs or more keep the hardware order.
+// bands of `group` tiles along x, each band through all of y (group 0:
+// bands of one tile, y fastest); group 1 and grids of 2^31 CTAs or more keep
+// the hardware order.
 TEST(Raster, BandsAreABijectionInBandOrder) {
-  for (int group : {1, 2, 4, 8})
+  for (int group : {0, 1, 2, 4, 8})
     for (unsigned nx = 1; nx <= 19; ++nx)
       for (unsigned ny = 1; ny <= 7; ++ny) {
         std::vector<int> seen(nx * ny, 0);
@@ -336,6 +337,11 @@ TEST(Raster, BandsAreABijectionInBandOrder) {
             EXPECT_EQ(by, int(lin / nx));
             continue;
           }
+          if (group == 0) {
+            EXPECT_EQ(bx, int(lin / ny));
+            EXPECT_EQ(by, int(lin % ny));
+            continue;
+          }
           // Bands never go back, and within a band x cycles fastest.
           const int band = bx / group;
           EXPECT_GE(band, prevBand);
@@ -348,6 +354,9 @@ TEST(Raster, BandsAreABijectionInBandOrder) {
       }
   int bx = 5, by = 3;
   dev::raster_band(bx, by, 1u << 20, 1u << 12, 4); // 2^32 CTAs: unchanged
+  EXPECT_EQ(bx, 5);
+  EXPECT_EQ(by, 3);
+  dev::raster_band(bx, by, 1u << 20, 1u << 12, 0);
   EXPECT_EQ(bx, 5);
   EXPECT_EQ(by, 3);
 }

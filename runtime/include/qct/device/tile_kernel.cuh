@@ -567,8 +567,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   i64 cend = M; // of those, the columns written (see the capacity tail)
   i64 scols[2] = {(M + 31) / 32,
                   (M + 127) / 128}; // scale columns (row_major stride)
-  // The CTA's tile: dense grids walked in bands of GROUP_M CTAs along M
-  // (raster.cuh); ragged grids in order (x is the tile list).
+  // The CTA's tile: dense grids walked in bands of GROUP_M CTAs along M (0:
+  // every K span of an M tile first; raster.cuh); ragged grids in order (x
+  // is the tile list).
   int bx = blockIdx.x, by = blockIdx.y;
   const int half = kHalf ? bx & 1 : 0;
   if constexpr (kHalf)
