@@ -235,7 +235,7 @@ struct QCTLowerToKernelPass
       // then run back to back. bf16 -> mxfp4 row + fp8 col ran 234.5-235.8
       // us at 0 against 236.8-238.1 at 4; bf16 -> fp8 row + col and the
       // GEMM-ready twin ran slower (their col scale sectors' 8 writers are
-      // then a wave apart), and the mxfp4 source 7% slower
+      // then a wave apart), and the mxfp4 source 6-9% slower
       // (docs/perf/probe-2026-12-01-session22.log).
       if (!ragged && bf16Pass)
         knobs.push_back(KnobAttr::get(ctx, "QCT_GROUP_M", {0, 1, 4}, 4));

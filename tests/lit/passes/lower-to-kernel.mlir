@@ -68,8 +68,8 @@ qct.kernel @row_mxfp4_decode attributes {spec_hash = "", fuse = false} {
 // along K (only 1 for a dense bf16 source: no prefetching pass, no group
 // lookup) and along M (1, 2, 4: its col output takes the bf16 pow2 pass,
 // which buffers the scales of the CTA's M tiles; default 1) and the CTA
-// raster group along M (0, 1, 4 for the bf16 pass, 0 taking every K span of an
-// M tile first; 1, 4 for another dense source; default 4). The bf16
+// raster group along M (0, 1, 4 for the bf16 pass, 0 taking every K span
+// of an M tile first; 1, 4 for another dense source; default 4). The bf16
 // pass also runs 256-feature tiles on 512 threads, only as that pair and
 // with one M tile: the schedule rules.
 // CHECK-LABEL: qct.kernel @tile
