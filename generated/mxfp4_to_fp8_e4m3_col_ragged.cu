@@ -26,6 +26,9 @@
 #ifndef QCT_CLUSTER_M
 #define QCT_CLUSTER_M 8
 #endif
+#ifndef QCT_SPLIT_LAST_SPAN
+#define QCT_SPLIT_LAST_SPAN 0
+#endif
 #if QCT_CLUSTER_M > 1
 #define QCT_CLUSTER_DIMS __cluster_dims__(QCT_CLUSTER_M, 1, 1)
 #else
@@ -47,6 +50,6 @@ extern "C" __global__ void __launch_bounds__(
                                             QCT_CLUSTER_M>())) QCT_CLUSTER_DIMS
     qct_mxfp4_to_fp8_e4m3_col_ragged(qct_kernel_args args) {
   qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES,
-                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,
-                        QCT_CLUSTER_M>(args);
+                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M, QCT_CLUSTER_M,
+                        QCT_SPLIT_LAST_SPAN>(args);
 }

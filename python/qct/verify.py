@@ -257,4 +257,9 @@ def standard_cases(meta: dict[str, Any], quick: bool = False) -> list[Case]:
             # ones in each.
             cases += [Case(20000, 2048, 256, seed=8, schedule=s, label="256 groups, no cluster")
                       for s in without_cluster]
+            # QCT_SPLIT_LAST_SPAN 1 (raster.cuh, k_span): 7 tiles of 256 features, so that CTAs
+            # of whole spans precede the last span's single-tile rows (3 spans of 2 and 1 row,
+            # or 1 span of 4 and 3 rows), and a partial scale job along K.
+            cases += [Case(4096 + 77, 1792, 32, seed=9, schedule=s, label="last K span split")
+                      for s in schedules(meta) if dict(s).get("QCT_SPLIT_LAST_SPAN") == 1]
     return cases

@@ -67,3 +67,34 @@ def test_default_schedule_is_each_knob_at_its_default() -> None:
     meta = {"schedule": {"knobs": [{"name": "QCT_A", "values": [1, 2], "default": 2},
                                    {"name": "QCT_B", "values": [4, 8], "default": 4}]}}
     assert knobs.default_schedule(meta) == {"QCT_A": 2, "QCT_B": 4}
+
+
+def test_split_last_span_only_where_a_cta_holds_several_wide_tiles() -> None:
+    # The aligned ragged kernels list QCT_SPLIT_LAST_SPAN; 1 needs CTAs of 2 or 4 256-feature
+    # tiles without clusters (the device library static_asserts it); the dense twin does not list it.
+    meta = _meta("mxfp4_to_fp8_e4m3_col_ragged")
+    legal = [dict(s) for s in knobs.legal_schedules(meta)]
+    split = [s for s in legal if s["QCT_SPLIT_LAST_SPAN"] == 1]
+    assert split and knobs.default_schedule(meta)["QCT_SPLIT_LAST_SPAN"] == 0
+    assert all(s["QCT_K_TILES"] in (2, 4) and s["QCT_TILE_K"] == 256 and s["QCT_CLUSTER_M"] == 1
+               and s["QCT_TILE_M"] == 128 for s in split)
+    assert all("QCT_SPLIT_LAST_SPAN" not in (k["name"] for k in _meta(name)["schedule"]["knobs"])
+               for name in ("mxfp4_to_fp8_e4m3_col", "bf16_to_fp8_e4m3_row_col"))
+
+
+def test_split_last_span_grid_rows() -> None:
+    # Grid y (metadata) against raster.cuh's k_span_rows: spans of QCT_K_TILES tiles, and with
+    # QCT_SPLIT_LAST_SPAN 1 one row per tile of the last span; none for K = 0.
+    from qct.bench.floor import eval_shape
+
+    for name in ("mxfp4_to_fp8_e4m3_col_ragged", "mxfp4_to_fp8_e4m3_col_ragged_mn"):
+        grid_y = _meta(name)["launch"]["grid"][1]
+        for kt in (1, 2, 4):
+            for K in range(0, 4096 + 1, 32):
+                tiles = -(-K // 256)
+                spans = -(-tiles // kt)
+                for split in (0, 1):
+                    rows = eval_shape(grid_y, 1024, K, 8, {"QCT_TILE_K": 256, "QCT_K_TILES": kt,
+                                                            "QCT_SPLIT_LAST_SPAN": split})
+                    last = tiles - (spans - 1) * kt
+                    assert rows == (spans + last - 1 if split and tiles else spans), (name, kt, K)

@@ -21,15 +21,16 @@ def test_spec_compiles_to_the_generated_kernel() -> None:
     source, metadata = runtime.compile_spec(SPEC)
     assert '"entry": "qct_mxfp4_to_fp8_e4m3_col_ragged"' in metadata
     assert "qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, QCT_K_TILES," in source
-    assert "QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,\n" in source
-    assert "QCT_CLUSTER_M>(args);" in source
+    assert "QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M, QCT_CLUSTER_M,\n" in source
+    assert "QCT_SPLIT_LAST_SPAN>(args);" in source
 
 
 def test_load_from_a_spec_with_a_shape_picks_a_schedule() -> None:
     kernel = runtime.load(SPEC, arch="sm_90a", shape=(100, 256, 4))
     assert kernel.name == "mxfp4_to_fp8_e4m3_col_ragged"
     assert set(kernel.schedule) == {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES", "QCT_M_TILES",
-                                   "QCT_GROUP_M", "QCT_TILE_M", "QCT_CLUSTER_M"}
+                                   "QCT_GROUP_M", "QCT_TILE_M", "QCT_CLUSTER_M",
+                                   "QCT_SPLIT_LAST_SPAN"}
     assert kernel.cubin[:4] == b"\x7fELF"
 
 

@@ -64,7 +64,20 @@ def test_scale_job_cases_reach_the_ragged_col_kernel_without_a_cluster() -> None
     meta = verify.load_metadata(REPO / "generated" / "mxfp4_to_fp8_e4m3_col_ragged.json")
     no_cluster = [c for c in verify.standard_cases(meta)
                   if c.schedule and dict(c.schedule).get("QCT_CLUSTER_M") == 1
-                  and c.label != "schedule sweep" and not c.label.startswith("schedule sweep,")]
+                  and c.label != "schedule sweep" and not c.label.startswith("schedule sweep,")
+                  and c.label != "last K span split"]
     assert {(c.K, dict(c.schedule)["QCT_THREADS"]) for c in no_cluster} == \
         {(1056, 256), (1056, 128), (2048, 256), (2048, 128)}
     assert all(c.groups > 0 for c in no_cluster)
+
+
+def test_split_last_span_cases_mix_whole_spans_and_single_tile_rows() -> None:
+    """QCT_SPLIT_LAST_SPAN 1 (raster.cuh, k_span) runs on a K of 7 256-feature tiles at each of
+    its schedules: whole spans of 2 or 4 tiles first, then the last span's tiles one per row."""
+    for name in ("mxfp4_to_fp8_e4m3_col_ragged", "mxfp4_to_fp8_e4m3_col_ragged_mn"):
+        meta = verify.load_metadata(REPO / "generated" / f"{name}.json")
+        split = [c for c in verify.standard_cases(meta) if c.label == "last K span split"]
+        schedules = [s for s in verify.schedules(meta) if dict(s)["QCT_SPLIT_LAST_SPAN"] == 1]
+        assert schedules and [c.schedule for c in split] == schedules
+        assert all(c.K == 7 * 256 and c.groups > 0 for c in split)
+        assert {dict(c.schedule)["QCT_K_TILES"] for c in split} == {2, 4}

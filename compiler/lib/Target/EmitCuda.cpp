@@ -121,11 +121,18 @@ std::string qct::emitCuda(const KernelPlan &plan, llvm::StringRef specPath) {
   else
     os << "extern \"C\" __global__ void __launch_bounds__(QCT_THREADS, 1)\n";
   os << "    qct_" << plan.name << "(qct_kernel_args args) {\n";
+  // QCT_SPLIT_LAST_SPAN only where the kernel lists it (the device
+  // library's default, 0, elsewhere): the other kernels' source is unchanged.
+  bool splitLastSpan = plan.hasKnob("QCT_SPLIT_LAST_SPAN");
+  // (Line breaks as clang-format puts them.)
   if (plan.family == KernelFamily::Tile)
     os << "  qct::dev::tile_kernel<Config, QCT_THREADS, QCT_TILE_K, "
           "QCT_K_TILES,\n"
-          "                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,\n"
-          "                        QCT_CLUSTER_M>(args);\n";
+          "                        QCT_M_TILES, QCT_GROUP_M, QCT_TILE_M,"
+       << (splitLastSpan
+               ? " QCT_CLUSTER_M,\n"
+                 "                        QCT_SPLIT_LAST_SPAN>(args);\n"
+               : "\n                        QCT_CLUSTER_M>(args);\n");
   else
     os << "  qct::dev::row_kernel<Config, QCT_THREADS, QCT_UNROLL>(args);\n";
   os << "}\n";

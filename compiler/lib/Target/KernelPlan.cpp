@@ -92,8 +92,7 @@ llvm::Expected<::qct::KernelPlan> planKernel(ir::KernelOp kernel) {
     required = {"QCT_THREADS", "QCT_TILE_K", "QCT_K_TILES", "QCT_M_TILES",
                 "QCT_GROUP_M", "QCT_TILE_M", "QCT_CLUSTER_M"};
   for (const char *name : required)
-    if (llvm::none_of(plan.knobs,
-                      [&](const Knob &k) { return k.name == name; }))
+    if (!plan.hasKnob(name))
       return planError(kernel, llvm::Twine("schedule lacks the knob ") + name);
   if (std::optional<ir::RaggedAttr> r = kernel.getRagged()) {
     RaggedSpec ragged;

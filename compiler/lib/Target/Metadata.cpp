@@ -256,7 +256,14 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
       gridX = "rup((cdiv(" + raggedCapacity(*plan.ragged) + ",128)" +
               (tilesOnly ? "" : "+G") + ")*(128/QCT_TILE_M),QCT_CLUSTER_M)";
     }
-    launch["grid"] = {gridX, "cdiv(K,QCT_TILE_K*QCT_K_TILES)", "1"};
+    // Rows along y: spans of QCT_K_TILES tiles (raster.cuh, k_span_rows);
+    // with QCT_SPLIT_LAST_SPAN 1 the last span's tiles one row each (min:
+    // no rows without tiles, K = 0).
+    std::string gridY = "cdiv(K,QCT_TILE_K*QCT_K_TILES)";
+    if (plan.hasKnob("QCT_SPLIT_LAST_SPAN"))
+      gridY += "+QCT_SPLIT_LAST_SPAN*min(cdiv(K,QCT_TILE_K)-QCT_K_TILES*(" +
+               gridY + "-1)-1,cdiv(K,QCT_TILE_K))";
+    launch["grid"] = {gridX, gridY, "1"};
     launch["dynamic_smem_bytes"] = smem;
   }
   j["launch"] = launch;

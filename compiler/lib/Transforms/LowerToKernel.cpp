@@ -272,6 +272,29 @@ struct QCTLowerToKernelPass
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1, 8}, 8));
       else
         knobs.push_back(KnobAttr::get(ctx, "QCT_CLUSTER_M", {1}, 1));
+      // The last span of K_TILES tiles along K as single-tile CTAs (0, 1;
+      // raster.cuh, k_span): a ragged CTA of several K tiles lives about
+      // twice as long as its dense twin's, and as the launch drains, slots
+      // idle for up to a CTA's life. On the H200 (M = 32768, K = 7168, 32
+      // groups, 256 threads, TILE_K 256, K_TILES 2, timing only) the
+      // aligned ragged kernels ran 109.6 against 110.6 us (row_major) and
+      // 107.8 against 108.8 (mn_major) with the last span split, unchanged
+      // at 256 groups (docs/perf/probe-2026-12-01-session22.log, call 9).
+      // Only for CTAs of several 256-feature tiles without clusters (the
+      // device library static_asserts it): the rules below. Default 0.
+      // Listed only there: the other tile kernels' schedules (and their
+      // tuned entries) stay as they were.
+      if (ragged && wideTiles) {
+        knobs.push_back(KnobAttr::get(ctx, "QCT_SPLIT_LAST_SPAN", {0, 1}, 0));
+        rules.push_back(KnobRuleAttr::get(ctx, "QCT_SPLIT_LAST_SPAN", 1,
+                                          "QCT_K_TILES", {2, 4}));
+        rules.push_back(KnobRuleAttr::get(ctx, "QCT_SPLIT_LAST_SPAN", 1,
+                                          "QCT_TILE_K", {256}));
+        rules.push_back(KnobRuleAttr::get(ctx, "QCT_SPLIT_LAST_SPAN", 1,
+                                          "QCT_CLUSTER_M", {1}));
+        rules.push_back(KnobRuleAttr::get(ctx, "QCT_SPLIT_LAST_SPAN", 1,
+                                          "QCT_TILE_M", {128}));
+      }
       if (bf16Pass) { // 512 threads exactly with 256-feature tiles (above)
         rules.push_back(
             KnobRuleAttr::get(ctx, "QCT_THREADS", 512, "QCT_TILE_K", {256}));

@@ -361,4 +361,33 @@ TEST(Raster, BandsAreABijectionInBandOrder) {
   EXPECT_EQ(by, 3);
 }
 
+// The K tiles of a grid row (raster.cuh, k_span): the k_span_rows rows
+// cover every tile once, rows of k_tiles tiles first; with split_last the
+// last row's tiles take one row each, and no row is empty.
+TEST(Raster, KSpansCoverEveryTileOnce) {
+  for (int kTiles : {1, 2, 4})
+    for (bool split : {false, true})
+      for (int tiles = 0; tiles <= 23; ++tiles) {
+        const int rows = int(dev::k_span_rows(tiles, kTiles, split));
+        std::vector<int> seen(tiles, 0);
+        for (int by = 0; by < rows; ++by) {
+          const dev::KSpan s = dev::k_span(by, tiles, kTiles, split);
+          const int end = std::min<int>(int(s.first) + s.count, tiles);
+          ASSERT_LT(s.first, end) << "row " << by << " of " << tiles
+                                  << " tiles, " << kTiles << " per span";
+          for (int t = int(s.first); t < end; ++t)
+            ++seen[t];
+          const bool last = by >= (tiles + kTiles - 1) / kTiles - 1;
+          EXPECT_EQ(s.count, split && last ? 1 : kTiles);
+        }
+        for (int n : seen)
+          EXPECT_EQ(n, 1) << tiles << " tiles, " << kTiles << " per span";
+        // Rows: cdiv(tiles, kTiles), plus the last span's tiles past its
+        // first (the launch's grid y, Metadata.cpp).
+        const int spans = (tiles + kTiles - 1) / kTiles;
+        const int lastTiles = tiles - (spans - 1) * kTiles;
+        EXPECT_EQ(rows, split && tiles ? spans + lastTiles - 1 : spans);
+      }
+}
+
 } // namespace

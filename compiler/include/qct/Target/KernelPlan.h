@@ -12,6 +12,8 @@
 
 #include "qct/Spec/KernelSpec.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -71,6 +73,12 @@ struct KernelPlan {
   std::vector<Knob> knobs;
   std::vector<KnobRule> rules;
   std::vector<OutputPlan> outputs; ///< by output index
+
+  /// Whether the kernel lists the schedule knob `knobName`.
+  bool hasKnob(llvm::StringRef knobName) const {
+    return llvm::any_of(knobs,
+                        [&](const Knob &k) { return k.name == knobName; });
+  }
 };
 
 /// Reads a lowered qct.kernel; fails if the kernel was not lowered (no

@@ -496,8 +496,8 @@ QCT_HD constexpr int buffered_bmax_entries() {
 /// writes (the cluster's stores, tile_kernel): all of them, or the groups'
 /// own when the ragged capacity tail stays untouched; unset for bad offsets.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES, int M_TILES,
-          int GROUP_M, int TILE_M, int CLUSTER_M, int UNROLL_M,
-          typename ClusterT>
+          int GROUP_M, int TILE_M, int CLUSTER_M, int SPLIT_LAST_SPAN,
+          int UNROLL_M, typename ClusterT>
 QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
                               ClusterT &cluster, i64 &scol_end) {
   using S = typename Cfg::src;
@@ -678,7 +678,13 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   if constexpr (kHalf)
     tg = half_tile(whole, half);
 
-  const i64 kt0 = (i64)by * K_TILES;
+  // The CTA's K tiles: nk from kt0 (raster.cuh, k_span; with
+  // SPLIT_LAST_SPAN the grid's last rows take one tile each).
+  const KSpan span = SPLIT_LAST_SPAN
+                         ? k_span(by, (K + TILE_K - 1) / TILE_K, K_TILES, true)
+                         : KSpan{(i64)by * K_TILES, K_TILES};
+  const i64 kt0 = span.first;
+  const int nk = SPLIT_LAST_SPAN ? span.count : K_TILES;
 
   // A ragged tile without tokens (capacity tail or group padding), or a
   // half tile without tokens (TILE_M 64, one M tile: ragged padding or a
@@ -689,7 +695,7 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     if (tg.nt == 0) {
       const ColStoreGeom g = col_store_geom(tg, C, K, scols[1]);
 #pragma unroll 1
-      for (int j = 0; j < K_TILES && (kt0 + j) * TILE_K < K; ++j)
+      for (int j = 0; j < nk && (kt0 + j) * TILE_K < K; ++j)
         aligned_tail_tile<Cfg, THREADS, TILE_K, TILE_M, kMScales || kJobs>(
             args, g, (kt0 + j) * TILE_K);
       return true;
@@ -858,6 +864,12 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
   // register cap (NVRTC 13, sm_90a), so each M tile then starts with its
   // loads, like a CTA of one M tile.
   constexpr bool kCrossM = kPrefetch && M_TILES > 1 && K_TILES == 1;
+  // A CTA of one tile in a span of K_TILES: neither the span's source
+  // scales nor the next tile's prefetch would be its own.
+  static_assert(!SPLIT_LAST_SPAN || (Rag::enabled && CLUSTER_M == 1 &&
+                                     K_TILES > 1 && !kSpanScales && !kPrefetch),
+                "QCT_SPLIT_LAST_SPAN 1: a ragged kernel without clusters, "
+                "QCT_K_TILES > 1, QCT_TILE_K 256");
   SrcVec sv[LOADS];
   if constexpr (kPrefetch) {
     load_span(tg);
@@ -887,7 +899,8 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
 #pragma unroll 1
     for (int j = 0; j < K_TILES; ++j) {
       const i64 k0 = (kt0 + j) * TILE_K;
-      if (k0 >= K) // uniform over the CTA; the next M tile starts at j = 0
+      // Uniform over the CTA; the next M tile starts at j = 0.
+      if (k0 >= K || j >= nk)
         break;
       SrcVec nx[LOADS];
       if constexpr (kPrefetch) {
@@ -994,8 +1007,8 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
 /// x) the cluster's block scales after it (cluster.cuh). Every CTA of a cluster
 /// reaches the cluster barriers, those past the last tile included.
 template <typename Cfg, int THREADS, int TILE_K, int K_TILES = 1,
-          int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128,
-          int CLUSTER_M = 1,
+          int M_TILES = 1, int GROUP_M = 1, int TILE_M = 128, int CLUSTER_M = 1,
+          int SPLIT_LAST_SPAN = 0,
           int UNROLL_M = ColPlan<Cfg>::bf16_pow2 ? M_TILES : 1 /* body */>
 QCT_DEV void tile_kernel(const qct_kernel_args &args) {
   constexpr int NBM =
@@ -1026,7 +1039,8 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     }
     i64 scol_end; // (only the cluster's scale stores use it)
     tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M, TILE_M,
-                     CLUSTER_M, UNROLL_M>(args, s_mbm, cluster, scol_end);
+                     CLUSTER_M, SPLIT_LAST_SPAN, UNROLL_M>(args, s_mbm, cluster,
+                                                           scol_end);
   } else {
     using Rag = typename Cfg::ragged;
     static_assert(ColPlan<Cfg>::aligned_e2m1 && !Cfg::any_row && GROUP_M == 1,
@@ -1038,9 +1052,10 @@ QCT_DEV void tile_kernel(const qct_kernel_args &args) {
     // memory, not a register live across the body (one more spilled at 128
     // threads).
     __shared__ i64 scol_end;
-    const bool ok = tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES,
-                                     GROUP_M, TILE_M, CLUSTER_M, UNROLL_M>(
-        args, s_mbm, cluster, scol_end);
+    const bool ok =
+        tile_kernel_body<Cfg, THREADS, TILE_K, K_TILES, M_TILES, GROUP_M,
+                         TILE_M, CLUSTER_M, SPLIT_LAST_SPAN, UNROLL_M>(
+            args, s_mbm, cluster, scol_end);
     cluster.end();
     const i64 K = Cfg::static_k ? Cfg::static_k : args.K;
     const i64 scols = scale_columns<Rag, 128>(
