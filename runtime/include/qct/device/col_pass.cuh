@@ -99,14 +99,8 @@ QCT_HD void bf16_pow2_fp8_run(const u32 (&x)[16], float f, bool special,
            (fp8x2_from_f32<E5M2>(val(x[4 * k + 2]), val(x[4 * k + 3])) << 16);
   if (special) {
 #pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      const u32 e = (x[i] >> (16 * H)) & 0xFFFFu, mag = e & 0x7FFFu;
-      if (mag >= 0x7F80u) {
-        const u32 c = fp8_code_of_bf16_special<E5M2>(e, mag);
-        const int sh = 8 * (i % 4);
-        q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
-      }
-    }
+    for (int i = 0; i < 16; ++i)
+      put_fp8_code_of_bf16_special<E5M2>(q, i, (x[i] >> (16 * H)) & 0xFFFFu);
   }
 }
 

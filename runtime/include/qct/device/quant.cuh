@@ -419,6 +419,19 @@ template <bool E5M2> QCT_HD u32 fp8_code_of_bf16_special(u32 x, u32 mag) {
   return ((x >> 8) & 0x80u) | (mag == 0x7F80u ? F.maxcode : F.nancode);
 }
 
+/// Where bf16 code x is NaN or Inf, overwrites fp8 code i of the packed
+/// words q (four codes per word, the lowest byte first) with
+/// fp8_code_of_bf16_special; leaves it otherwise.
+template <bool E5M2, int N>
+QCT_HD void put_fp8_code_of_bf16_special(u32 (&q)[N], int i, u32 x) {
+  const u32 mag = x & 0x7FFFu;
+  if (mag >= 0x7F80u) {
+    const u32 c = fp8_code_of_bf16_special<E5M2>(x, mag);
+    const int sh = 8 * (i % 4);
+    q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
+  }
+}
+
 /// bf16 -> fp8 (e4m3 or e5m2) with `pow2` scales on raw codes, NW words per
 /// lane, L lanes per 128-element block. Returns false, touching nothing, if
 /// the block holds a NaN or Inf (their amax and element rules take
@@ -477,15 +490,9 @@ QCT_HD bool fp8_pow2_bf16(const u32 (&w)[NW], u32 (&q)[NW / 2], u32 &scale) {
   }
   if (kSpecials && special) {
 #pragma unroll
-    for (int i = 0; i < 2 * NW; ++i) {
-      const u32 x = (w[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
-      const u32 a = x & 0x7FFFu;
-      if (a >= 0x7F80u) {
-        const u32 c = fp8_code_of_bf16_special<E5M2>(x, a);
-        const int sh = 8 * (i % 4);
-        q[i / 4] = (q[i / 4] & ~(0xFFu << sh)) | (c << sh);
-      }
-    }
+    for (int i = 0; i < 2 * NW; ++i)
+      put_fp8_code_of_bf16_special<E5M2>(
+          q, i, (w[i / 2] >> (16 * (i % 2))) & 0xFFFFu);
   }
   return true;
 }

@@ -897,10 +897,9 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
     if constexpr (M_TILES > 1)
       tg = geom(mi, half);
 #pragma unroll 1
-    for (int j = 0; j < K_TILES; ++j) {
+    for (int j = 0; j < nk; ++j) {
       const i64 k0 = (kt0 + j) * TILE_K;
-      // Uniform over the CTA; the next M tile starts at j = 0.
-      if (k0 >= K || j >= nk)
+      if (k0 >= K) // uniform over the CTA; the next M tile starts at j = 0
         break;
       SrcVec nx[LOADS];
       if constexpr (kPrefetch) {
