@@ -495,3 +495,22 @@ def test_heuristic_picks_k_tiles_of_the_aligned_col_pass_without_clusters() -> N
     amax = _meta("coverage/mxfp4_to_fp8_e4m3_col_amax_ragged")
     assert not tuning.aligned_col_pass(amax)
     assert tuning.aligned_col_pass(mn) and tuning.aligned_col_pass(ragged_mn)
+
+
+def test_heuristic_splits_the_ragged_last_k_span_where_the_rules_allow() -> None:
+    # QCT_SPLIT_LAST_SPAN 1 needs CTAs of 2 or 4 K tiles without a cluster (the knob's rules).
+    for name in ("mxfp4_to_fp8_e4m3_col_ragged", "mxfp4_to_fp8_e4m3_col_ragged_mn"):
+        meta = _meta(name)
+        assert knobs.default_schedule(meta)["QCT_SPLIT_LAST_SPAN"] == 0
+        two = tuning.heuristic_schedule(meta, 32768, 7168, 32)
+        assert (two["QCT_CLUSTER_M"], two["QCT_K_TILES"], two["QCT_SPLIT_LAST_SPAN"]) == (1, 2, 1)
+        assert tuning.is_legal(meta, two)
+    # One K tile per CTA (the mn_major kernel at M = 32768, K = 2048) has no span to split, and
+    # the row_major kernel's clusters there (18 scale jobs, too few) rule it out.
+    one = tuning.heuristic_schedule(_meta("mxfp4_to_fp8_e4m3_col_ragged_mn"), 32768, 2048, 32)
+    assert (one["QCT_K_TILES"], one["QCT_SPLIT_LAST_SPAN"]) == (1, 0)
+    clustered = tuning.heuristic_schedule(_meta("mxfp4_to_fp8_e4m3_col_ragged"), 32768, 2048, 32)
+    assert (clustered["QCT_CLUSTER_M"], clustered["QCT_SPLIT_LAST_SPAN"]) == (8, 0)
+    # Kernels that do not list the knob are left as they were.
+    dense = _meta("mxfp4_to_fp8_e4m3_col_mn")
+    assert "QCT_SPLIT_LAST_SPAN" not in tuning.heuristic_schedule(dense, 32768, 7168)
