@@ -680,11 +680,10 @@ QCT_DEV bool tile_kernel_body(const qct_kernel_args &args, int *s_mbm,
 
   // The CTA's K tiles: nk from kt0 (raster.cuh, k_span; with
   // SPLIT_LAST_SPAN the grid's last rows take one tile each).
-  const KSpan span = SPLIT_LAST_SPAN
-                         ? k_span(by, (K + TILE_K - 1) / TILE_K, K_TILES, true)
-                         : KSpan{(i64)by * K_TILES, K_TILES};
+  const KSpan span =
+      k_span(by, (K + TILE_K - 1) / TILE_K, K_TILES, SPLIT_LAST_SPAN != 0);
   const i64 kt0 = span.first;
-  const int nk = SPLIT_LAST_SPAN ? span.count : K_TILES;
+  const int nk = span.count;
 
   // A ragged tile without tokens (capacity tail or group padding), or a
   // half tile without tokens (TILE_M 64, one M tile: ragged padding or a
