@@ -5,11 +5,12 @@ same and a tampered entry different (needs the runtime built, tools/build)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from qct import _ffi
+from qct import _ffi, runtime
 from qct.bench import codes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,3 +55,27 @@ def test_round_trip_finds_the_same_code_and_a_tampered_entry(tmp_path: Path) -> 
     tampered.write_text(json.dumps(recorded))
     assert codes.main([name, "--generated", str(REPO / "generated"), "--against",
                        str(tampered)]) == 1
+
+
+@pytest.mark.skipif(not _ffi.library_path().is_file(), reason="needs the runtime (tools/build)")
+def test_the_tree_headers_hash_is_the_one_the_runtime_embeds() -> None:
+    # tools/build embeds this tree's headers: the tool's hash of them (its own reading of
+    # runtime/lib/DeviceHeaders.cpp's rule) must be the runtime's.
+    assert codes.device_headers_hash(REPO / "runtime" / "include") == runtime.device_headers_hash()
+    assert codes.stale_runtime(REPO / "runtime" / "include") is None
+
+
+@pytest.mark.skipif(not _ffi.library_path().is_file(), reason="needs the runtime (tools/build)")
+def test_a_runtime_built_from_other_headers_is_refused(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # An edited header the runtime was not rebuilt with: its codes would be of the old headers.
+    include = tmp_path / "include"
+    shutil.copytree(REPO / "runtime" / "include", include)
+    header = include / "qct" / "device" / "raster.cuh"
+    header.write_text(header.read_text() + "\n// edited\n")
+    assert codes.main(["mxfp4_to_bf16_row", "--generated", str(REPO / "generated"),
+                       "--headers", str(include)]) == 2
+    err = capsys.readouterr().err
+    assert "rebuild the runtime" in err and str(include) in err
+    # A folder without the headers (an installed qct) is not checked.
+    assert codes.stale_runtime(tmp_path / "nothing") is None

@@ -1,7 +1,9 @@
 """`python -m qct.bench.codes`: which schedules of which kernels build different machine code.
 
 Compiles every legal schedule of the chosen generated kernels with NVRTC (no GPU; the runtime's
-embedded device headers, so build the runtime at the tree you mean first) and records the
+embedded device headers, so build the runtime at the tree you mean first: the tool refuses a
+runtime whose embedded headers are not the ones under --headers, this tree's by default) and
+records the
 `tuning.code_hash` of each cubin in a JSON file. With `--against FILE` (a file written the same
 way from another tree) it lists the schedules whose code differs. NVRTC output is deterministic
 for a source, its options, arch and NVRTC version, so a schedule whose cubin is byte-identical to
@@ -16,11 +18,41 @@ when --against finds a difference, 0 when none, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
 
 from qct import runtime, tuning, verify
+
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def device_headers_hash(include_dir: Path) -> str:
+    """The device-library hash (runtime.device_headers_hash) of the headers under include_dir as
+    they are now: qct/kernel_args.h and every qct/device/*.cuh, each as name, NUL, size, NUL,
+    text, in name order (runtime/lib/DeviceHeaders.cpp)."""
+    names = ["qct/kernel_args.h"] + [p.relative_to(include_dir).as_posix()
+                                     for p in (include_dir / "qct" / "device").rglob("*.cuh")]
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        text = (include_dir / name).read_bytes()
+        digest.update(name.encode() + b"\0" + str(len(text)).encode() + b"\0" + text)
+    return digest.hexdigest()
+
+
+def stale_runtime(include_dir: Path) -> str | None:
+    """Why the runtime's codes would not be those of the headers under include_dir (it was built
+    from other ones), or None. A tree without them (an installed qct) is not checked."""
+    if not (include_dir / "qct" / "kernel_args.h").is_file():
+        return None
+    tree, built = device_headers_hash(include_dir), runtime.device_headers_hash()
+    if tree == built:
+        return None
+    return (f"the runtime library embeds device library {built[:12]}, but {include_dir} holds "
+            f"{tree[:12]}: rebuild the runtime (tools/build) so that the codes are of these "
+            "headers, or pass --headers with the include folder it was built from")
 
 
 def generated_kernels(generated: Path) -> dict[str, Path]:
@@ -56,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", default="sm_90a")
     parser.add_argument("--out", type=Path, help="write the codes here (JSON)")
     parser.add_argument("--against", type=Path, help="codes written from another tree")
+    parser.add_argument("--headers", type=Path, default=REPO / "runtime" / "include",
+                        help="the include folder whose device headers the runtime must embed "
+                             "(default: this tree's runtime/include)")
     args = parser.parse_args(argv)
     available = generated_kernels(args.generated)
     if args.all == bool(args.kernels):
@@ -67,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.generated} (a <name>.json there or in a subfolder)", file=sys.stderr)
         return 2
     kernels = available if args.all else {name: available[name] for name in args.kernels}
+    why = stale_runtime(args.headers)
+    if why:
+        print(f"qct.bench.codes: {why}", file=sys.stderr)
+        return 2
     old: dict[str, str] = {}
     if args.against:
         try:
