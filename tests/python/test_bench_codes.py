@@ -1,6 +1,8 @@
 """`python -m qct.bench.codes` (which schedules build different machine code) without a GPU: the
 difference of two code maps, and a round trip through NVRTC that finds a kernel's own codes the
-same and a tampered entry different (needs the runtime built, tools/build)."""
+same and a tampered entry different, the tool's hash of the tree's device headers against the
+runtime's, and the refusal of a runtime built from other headers (the last three need the runtime
+built, tools/build)."""
 
 from __future__ import annotations
 

@@ -3,16 +3,15 @@
 Compiles every legal schedule of the chosen generated kernels with NVRTC (no GPU; the runtime's
 embedded device headers, so build the runtime at the tree you mean first: the tool refuses a
 runtime whose embedded headers are not the ones under --headers, this tree's by default) and
-records the
-`tuning.code_hash` of each cubin in a JSON file. With `--against FILE` (a file written the same
-way from another tree) it lists the schedules whose code differs. NVRTC output is deterministic
-for a source, its options, arch and NVRTC version, so a schedule whose cubin is byte-identical to
-one the GPU tier verified runs verified code: that is how a device-library edit shows which
-kernels it touched before any device time is spent (docs/performance.md, "Method").
+records the `tuning.code_hash` of each cubin in a JSON file. With `--against FILE` (a file written
+the same way from another tree) it lists the schedules whose code differs. NVRTC output is
+deterministic for a source, its options, arch and NVRTC version, so a schedule whose cubin is
+byte-identical to one the GPU tier verified runs verified code: that is how a device-library edit
+shows which kernels it touched before any device time is spent (docs/performance.md, "Method").
 Examples: `python -m qct.bench.codes mxfp4_to_fp8_e4m3_col_ragged --out /tmp/new.json --against
 /tmp/old.json`; `python -m qct.bench.codes --all --against docs/perf/verified-codes.json` (every
-kernel under generated/, coverage kernels included, as the GPU tier runs them). Exit status 1
-when --against finds a difference, 0 when none, 2 on bad input.
+kernel under generated/, coverage kernels included, as the GPU tier runs them). Exit status 1 when
+--against finds a difference, 0 when none, 2 on bad input.
 """
 
 from __future__ import annotations
