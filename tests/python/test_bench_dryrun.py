@@ -96,10 +96,14 @@ def test_suite_runs_end_to_end_on_fakes(monkeypatch: pytest.MonkeyPatch, tmp_pat
     peer_rows = [r for r in doc["rows"] if r["kind"].startswith("torch-")]
     assert {r["kind"] for r in peer_rows} == {"torch-eager", "torch-compile"}
     assert all(r["verified"] == "bitwise equal to qct" for r in peer_rows), peer_rows
-    # The ragged kernel's peers run on its 32-group offsets.
-    assert {(r["kind"], r["groups"]) for r in peer_rows
-            if r["kernel"] == "mxfp4_to_fp8_e4m3_col_ragged"} == \
-        {("torch-eager", 32), ("torch-compile", 32)}
+    # The ragged kernel's peers run at each group count its qct rows ran at, on the same offsets,
+    # and are compared with the qct row of their own group count.
+    ragged_peers = [r for r in peer_rows if r["kernel"] == "mxfp4_to_fp8_e4m3_col_ragged"]
+    assert sorted((r["kind"], r["groups"]) for r in ragged_peers) == \
+        [("torch-compile", 32), ("torch-compile", 256), ("torch-eager", 32), ("torch-eager", 256)]
+    qct_us = {r["groups"]: r["median_us"] for r in doc["rows"]
+              if r["kind"] == "qct-ragged" and r["kernel"] == "mxfp4_to_fp8_e4m3_col_ragged"}
+    assert all(r["extra"]["qct_us"] == round(qct_us[r["groups"]], 3) for r in ragged_peers)
     ragged = [r for r in doc["rows"] if r["kind"] == "qct-ragged"]
     # The bundled ragged spec leaves the capacity tail untouched: no capacity GB/s, since the
     # kernel never moves those bytes; the allocation's size is still recorded.

@@ -24,7 +24,7 @@ from qct.provenance import git_commit
 M_VALUES = (2048, 32768, 131072)
 K_VALUES = (2048, 7168)
 HEADLINE = (32768, 7168)            # the shape of performance.md's tables; peers run only here
-RAGGED_GROUPS = (32, 256)
+RAGGED_GROUPS = (32, 256)           # group counts; a ragged kernel and its peers run at each
 SLAB_ROWS = 1031                    # rows generated on the host (a prime), tiled on the GPU
 SEED = 2026
 DEVICE = "cuda"                     # where tensors live (a CPU dry run of this module sets "cpu")
@@ -170,7 +170,7 @@ def estimate_seconds(metas: dict[str, dict[str, Any]], names: list[str], opts: O
         groups = len(RAGGED_GROUPS) if meta["spec"].get("ragged") else 1
         total += n_shapes * groups * EST_ROW_OVERHEAD_S
         if opts.peers and peers.peer_for(meta) is not None:
-            total += EST_EAGER_S + (EST_COMPILE_S if opts.compiled_peers else 0.0)
+            total += groups * (EST_EAGER_S + (EST_COMPILE_S if opts.compiled_peers else 0.0))
     if FUSED in names and all(n in names for n in CHAIN):
         total += EST_ROW_OVERHEAD_S * (1 if opts.quick else len(M_VALUES) * len(K_VALUES))
     return total
@@ -383,12 +383,11 @@ class Bench:
         log(f"  qct-chain  {'mxfp4->bf16->fp8 row':<32} M={M:<6} K={K:<5} {row.median_us:9.1f} us"
             f" ({chain_bytes / 1e6:.0f} MB moved by the two launches){speed}")
 
-    def time_peer(self, name: str, compiled: bool, qct_row: Row | None) -> None:
-        """A ragged kernel's peer runs at the first of RAGGED_GROUPS, on the offsets its qct row
-        had (same seed)."""
+    def time_peer(self, name: str, compiled: bool, groups: int, qct_row: Row | None) -> None:
+        """The peer of `name` at the headline shape; a ragged kernel's at `groups` groups, on the
+        offsets its qct row had (same seed)."""
         M, K = HEADLINE
         meta = self.metas[name]
-        groups = RAGGED_GROUPS[0] if meta["spec"].get("ragged") is not None else 0
         kernel, _ = self.kernel_at(name, M, K, groups)
         peer = peers.peer_for(meta)
         offsets_np, offsets, fb = shape_inputs(self.torch, meta, M, K, groups)
@@ -424,7 +423,8 @@ class Bench:
             row.extra["qct_speedup"] = round(row.median_us / qct_row.median_us, 2)
         self.results.rows.append(row)
         speed = f", qct {row.extra['qct_speedup']:.1f}x faster" if "qct_speedup" in row.extra else ""
-        log(f"  {row.kind:<13} {name:<29} M={M} K={K} {row.median_us:9.1f} us {row.gbps:7.0f} GB/s"
+        log(f"  {row.kind:<13} {name:<29} M={M} K={K}" + (f" G={groups}" if groups else "")
+            + f" {row.median_us:9.1f} us {row.gbps:7.0f} GB/s"
             f" {row.pct_copy:5.1f}% copy{speed}; {row.verified}")
 
     def compare(self, kernel: Any, tensors: dict[str, Any], peer_out: dict[str, Any],
@@ -549,13 +549,13 @@ def measure_all(bench: Bench, names: list[str], metas: dict[str, dict[str, Any]]
                 checkpoint: Callable[[str], None]) -> None:
     """The sections in order: dense kernels, ragged, chain, eager peers, compiled peers."""
     log("qct kernels:")
-    by_shape: dict[tuple[str, int, int], Row] = {}
+    by_shape: dict[tuple[str, int, int, int], Row] = {}  # (kernel, M, K, groups; 0: dense)
     for name in names:
         if metas[name]["spec"].get("ragged") is None:
             for M, K in shapes_for(metas[name], opts.quick):
                 row = bench.time_kernel(name, M, K)
                 if row is not None:
-                    by_shape[(name, M, K)] = row
+                    by_shape[(name, M, K, 0)] = row
     checkpoint("dense kernels")
 
     ragged = [n for n in names if metas[n]["spec"].get("ragged") is not None]
@@ -566,9 +566,9 @@ def measure_all(bench: Bench, names: list[str], metas: dict[str, dict[str, Any]]
         for M, K in shapes_for(metas[name], opts.quick):
             for groups in RAGGED_GROUPS:
                 row = bench.time_kernel(name, M, K, groups)
-                if row is not None and groups == RAGGED_GROUPS[0]:
-                    by_shape[(name, M, K)] = row  # what its peer is compared with
-                dense = by_shape.get((twin or "", M, K))
+                if row is not None:
+                    by_shape[(name, M, K, groups)] = row  # what its peer is compared with
+                dense = by_shape.get((twin or "", M, K, 0))
                 if row is not None and dense is not None and dense.gbps and row.gbps:
                     row.extra["dense_kernel"] = twin
                     row.extra["dense_us"] = round(dense.median_us or 0, 3)
@@ -579,20 +579,23 @@ def measure_all(bench: Bench, names: list[str], metas: dict[str, dict[str, Any]]
     if FUSED in names and all(n in kernels for n in CHAIN):
         log("fusion: qct's unfused chain vs the fused kernel:")
         for M, K in shapes_for(metas[FUSED], opts.quick):
-            bench.time_chain(M, K, by_shape.get((FUSED, M, K)))
+            bench.time_chain(M, K, by_shape.get((FUSED, M, K, 0)))
         checkpoint("chain")
 
     if opts.peers:
         with_peer = sorted((n for n in names if peers.peer_for(metas[n]) is not None),
                            key=lambda n: (PEER_PRIORITY + (n,)).index(n))
+        # (kernel, groups) pairs: a ragged kernel's peer at each group count its qct rows ran at.
+        peer_runs = [(n, g) for n in with_peer
+                     for g in (RAGGED_GROUPS if metas[n]["spec"].get("ragged") is not None else (0,))]
         log(f"PyTorch peers at M={HEADLINE[0]}, K={HEADLINE[1]} (eager):")
-        for name in with_peer:
-            bench.time_peer(name, False, by_shape.get((name,) + HEADLINE))
+        for name, groups in peer_runs:
+            bench.time_peer(name, False, groups, by_shape.get((name,) + HEADLINE + (groups,)))
         checkpoint("eager peers")
         if opts.compiled_peers:
             log("PyTorch peers (torch.compile, one Inductor compile each):")
-            for name in with_peer:
-                bench.time_peer(name, True, by_shape.get((name,) + HEADLINE))
+            for name, groups in peer_runs:
+                bench.time_peer(name, True, groups, by_shape.get((name,) + HEADLINE + (groups,)))
                 write_json(results, opts.out_dir)
             checkpoint("compiled peers")
 
