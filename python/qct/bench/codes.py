@@ -23,9 +23,7 @@ import sys
 from pathlib import Path
 
 from qct import runtime, tuning, verify
-
-
-REPO = Path(__file__).resolve().parents[3]
+from qct.env import REPO_ROOT
 
 
 def device_headers_hash(include_dir: Path) -> str:
@@ -87,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", default="sm_90a")
     parser.add_argument("--out", type=Path, help="write the codes here (JSON)")
     parser.add_argument("--against", type=Path, help="codes written from another tree")
-    parser.add_argument("--headers", type=Path, default=REPO / "runtime" / "include",
+    parser.add_argument("--headers", type=Path, default=REPO_ROOT / "runtime" / "include",
                         help="the include folder whose device headers the runtime must embed "
                              "(default: this tree's runtime/include)")
     args = parser.parse_args(argv)
