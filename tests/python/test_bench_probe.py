@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from qct import tuning
 from qct.bench import probe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,3 +64,27 @@ def test_launches_take_the_fixed_schedule_or_the_default() -> None:
     assert one is not None and all(one[k] == v for k, v in fix.items())
     with pytest.raises(SystemExit, match="QCT_K_TILES=3"):
         probe.launch_schedules(meta, {"QCT_K_TILES": 3})
+
+
+def test_launched_is_the_runtime_choice(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # --launched times what a launch without a schedule runs: on the H200 at the headline shape the
+    # repository's tuned entry (bf16 -> mxfp4 row + fp8 col with row_major scales took QCT_GROUP_M
+    # 0 there, not the default 4), on a GPU without entries the heuristic's schedule.
+    monkeypatch.setenv("QCT_CACHE_DIR", str(tmp_path / "cache"))  # no cached tunes
+    meta = json.loads((REPO / "generated" / "bf16_to_mxfp4_row_fp8_col.json").read_text())
+    tuned = json.loads((REPO / "specs" / "tuning" / "h200.json").read_text())["entries"]
+    (entry,) = [e for key, e in tuned.items()
+                if e["kernel"] == "bf16_to_mxfp4_row_fp8_col" and "M<=32768/K=7168/" in key]
+    chosen = probe.launched_schedule(meta, 32768, 7168, 0, "NVIDIA H200")
+    assert chosen == entry["best"]["schedule"]
+    assert chosen != probe.schedules(meta, defaults_only=True)[0]
+    assert probe.launched_schedule(meta, 32768, 7168, 0, "No Such GPU") == \
+        tuning.heuristic_schedule(meta, 32768, 7168)
+
+
+def test_launched_refuses_fix() -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        probe.main(["--launched", "--fix", "QCT_THREADS=256"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit):
+        probe.main(["--launched", "--defaults"])

@@ -1,12 +1,14 @@
 """`python -m qct.bench.probe`: a developer's probe of generated kernels on the GPU.
 
-Times every legal schedule of the chosen kernels (or those matching --fix, or only the defaults)
-at one or more shapes on activation-like inputs (rotated buffers, CUDA events, median) and prints
+Times every legal schedule of the chosen kernels (or those matching --fix, only the defaults, or
+with --launched only the schedule a launch without one takes: tuned, else the heuristic's) at one
+or more shapes on activation-like inputs (rotated buffers, CUDA events, median) and prints
 one line per schedule and shape with % of copy bandwidth; or, with --launches N, only launches each
 kernel N times (for a profiler such as ncu to attach to). It does not verify: the GPU tier and
 `qct tune` do that. Use it to see which schedule a change helps before committing to it; `qct
 bench` is the benchmark of record. Example, the default schedule at three token counts:
-`python -m qct.bench.probe mxfp4_to_fp8_e4m3_col --m 32768,34816,36352 --defaults`.
+`python -m qct.bench.probe mxfp4_to_fp8_e4m3_col --m 32768,34816,36352 --defaults`. To A/B a
+device-header change, time `--launched` against two builds (QCT_BUILD_DIR).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import qct
+from qct import tuning
 from qct.bench import suite, timing
 from qct.knobs import default_schedule
 
@@ -34,6 +37,14 @@ def schedules(meta: dict[str, Any], fixed: dict[str, int] | None = None,
     names = {k["name"] for k in knobs}
     fixed = {n: v for n, v in (fixed or {}).items() if n in names}
     return [s for s in every if all(s[n] == v for n, v in fixed.items())]
+
+
+def launched_schedule(meta: dict[str, Any], M: int, K: int, groups: int,
+                      gpu_name: str | None) -> dict[str, int] | None:
+    """--launched: the schedule a launch at [M, K] (and `groups`) without one takes on this GPU,
+    as the runtime chooses it (qct.tuning.best_schedule: the tuning cache, specs/tuning/*.json,
+    else the heuristic); None for a kernel without knobs."""
+    return tuning.best_schedule(meta, M, K, gpu_name, groups)
 
 
 def launch_schedules(meta: dict[str, Any],
@@ -82,11 +93,19 @@ def main(argv: list[str] | None = None) -> int:
                              "with --fix the first legal schedule that has those knob values)")
     parser.add_argument("--fix", type=parse_fix, action="append", default=[], metavar="NAME=VALUE",
                         help="sweep only schedules with this knob value (repeatable)")
-    parser.add_argument("--defaults", action="store_true",
-                        help="time only each kernel's default schedule")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--defaults", action="store_true",
+                       help="time only each kernel's default schedule (the metadata's)")
+    which.add_argument("--launched", action="store_true",
+                       help="time only the schedule a launch without one takes at each shape on "
+                            "this GPU: the tuned one (tuning cache, then specs/tuning), else the "
+                            "heuristic's")
     parser.add_argument("--json", type=Path, help="also write the timings here")
     opts = parser.parse_args(argv)
     fixed = dict(opts.fix)
+    if opts.launched and (fixed or opts.launches):
+        parser.error("--launched times the one schedule a launch takes; it does not combine with "
+                     "--fix or --launches")
     import torch
 
     metas = suite.load_metas(opts.generated)
@@ -103,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         _, offsets, fb = suite.shape_inputs(torch, meta, M, K, groups)
         nbytes = fb.total
         cu = opts.generated / meta["cuda_source"]
-        for sched in (launch_schedules(meta, fixed) if opts.launches
-                      else schedules(meta, fixed, opts.defaults)):
+        if opts.launches:
+            chosen = launch_schedules(meta, fixed)
+        elif opts.launched:
+            chosen = [launched_schedule(meta, M, K, groups, tuning.current_gpu_name())]
+        else:
+            chosen = schedules(meta, fixed, opts.defaults)
+        for sched in chosen:
             kernel = qct.load(cu, schedule=sched)
             count = 1 if opts.launches else timing.rotation_sets(nbytes, l2)
             sets = suite.buffer_sets(torch, bank, meta, kernel, M, K, count, offsets)
