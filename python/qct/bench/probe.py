@@ -18,6 +18,7 @@ import itertools
 import json
 import sys
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import qct
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         _, offsets, fb = suite.shape_inputs(torch, meta, M, K, groups)
         nbytes = fb.total
         cu = opts.generated / meta["cuda_source"]
+        chosen: Sequence[dict[str, int] | None]
         if opts.launches:
             chosen = launch_schedules(meta, fixed)
         elif opts.launched:
