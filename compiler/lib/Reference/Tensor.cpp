@@ -212,9 +212,11 @@ std::string plan(const qct_ref_source &src, const qct_ref_output &out,
                     "= %lld",
                     (long long)G, (long long)offsetAt(r, G), (long long)M);
     const int64_t P = r.pad_groups_to;
-    C = M + G * (P - 1);
+    // The capacity (kernel-abi.md): rows 16-byte aligned for P > 1.
+    C = P == 1 ? M : cdiv(M + G * (P - 1), 128) * 128;
     if (C > kMaxExtent || (K != 0 && C > kMaxElements / K))
-      return format("ragged: capacity C = M + G*(P-1) = %lld is too large",
+      return format("ragged: capacity C = rup(M + G*(P-1), 128) = %lld is too "
+                    "large",
                     (long long)C);
     p.padded.assign(size_t(G) + 1, 0);
     int64_t col = 0, scol = 0;

@@ -66,9 +66,13 @@ static std::string rowBytes(Format f, const std::string &n) {
 
 static std::string str(int64_t v) { return std::to_string(v); }
 
-/// The padded column capacity C of a ragged col output (kernel-abi.md).
+/// The padded column capacity C of a ragged col output (kernel-abi.md): the
+/// bound M + G*(P-1) on the groups' padded columns, rounded up to a multiple
+/// of 128 so that every data row starts 16-byte aligned (whole-vector stores
+/// in the kernel, TMA-legal strides for the GEMM that reads it).
 static std::string raggedCapacity(const RaggedSpec &r) {
-  return r.padGroupsTo == 1 ? "M" : "M+G*" + str(r.padGroupsTo - 1);
+  return r.padGroupsTo == 1 ? "M"
+                            : "rup(M+G*" + str(r.padGroupsTo - 1) + ",128)";
 }
 
 namespace {

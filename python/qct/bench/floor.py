@@ -2,7 +2,8 @@
 
 Each input byte is read once and each output byte written once, scales included. For a dense
 kernel that is exactly the sum of its metadata buffers. A ragged kernel's `col` outputs are sized
-by capacity (docs/kernel-abi.md: C = M + G·(P−1) columns, S = cdiv(C,128) + G scale columns),
+by capacity (docs/kernel-abi.md: C = rup(M + G·(P−1), 128) columns for P > 1, S = cdiv(C,B) + G
+scale columns),
 because the host never reads the offsets; the floor counts only what the groups own:
 
 - data: the padded columns p[G] = Σ_g ceil(n_g / P)·P (the zero columns between groups are part of
@@ -67,6 +68,12 @@ class GroupLayout:
     padded_columns: int               # p[G]
     scale_columns: int                # Σ ceil(n'_g / 128) for a 128-block (per block size below)
     groups: int
+
+
+def ragged_capacity(M: int, G: int, pad_to: int) -> int:
+    """The columns C of a ragged col output (docs/kernel-abi.md): M + G·(P−1), an upper bound on
+    the groups' padded columns, rounded up to a multiple of 128 for P > 1 (16-byte-aligned rows)."""
+    return M if pad_to == 1 else rup(M + G * (pad_to - 1), 128)
 
 
 def group_layout(offsets: Sequence[int], pad_to: int, block: int) -> GroupLayout:
@@ -150,7 +157,7 @@ def written_prefixes(meta: dict[str, Any], M: int, K: int,
         return {}
     ragged = spec["ragged"]
     G = len(offsets) - 1
-    C = M + G * (int(ragged["pad_groups_to"]) - 1)
+    C = ragged_capacity(M, G, int(ragged["pad_groups_to"]))
     prefixes = {}
     for i, out in enumerate(spec["outputs"]):
         if out["layout"] != "col":

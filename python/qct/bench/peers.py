@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from qct.bench import floor
+
 Tensors = dict[str, Any]
 Peer = Callable[..., Tensors]
 
@@ -227,7 +229,7 @@ def mxfp4_to_fp8_e4m3_col_ragged(src: Any, src_scales: Any, offsets: Any) -> Ten
     in column p[g] + (t − o[g]), p[g] = Σ_{h<g} ceil(n_h/128)·128, so every 128-block holds one
     group's tokens. The source rows are scattered to their columns (absent columns get scale
     0xFF, which bmax ignores), the dense col peer runs on that, absent columns become 0, and the
-    capacity layout (docs/kernel-abi.md) follows: C = M + G·127 data columns, cdiv(C,128) + G
+    capacity layout (docs/kernel-abi.md) follows: C = rup(M + G·127, 128) data columns, C/128 + G
     scale columns, 1.0 wherever no group owns the block. The bundled spec leaves the capacity tail
     untouched, so the benchmark compares the columns before it (floor.written_prefixes)."""
     torch = _torch()
@@ -237,19 +239,18 @@ def mxfp4_to_fp8_e4m3_col_ragged(src: Any, src_scales: Any, offsets: Any) -> Ten
     sizes = o[1:] - o[:-1]
     p = torch.cat((torch.zeros(1, dtype=torch.long, device=o.device),
                    torch.cumsum((sizes + 127) // 128 * 128, 0)))
-    C = M + G * 127
-    Cp = _cdiv(C, 128) * 128
+    C = floor.ragged_capacity(M, G, 128)  # a whole number of 128-column blocks
     t = torch.arange(M, device=o.device)
     group = torch.searchsorted(o, t, right=True) - 1  # the last g with o[g] <= t: never empty
     column = p[group] + (t - o[group])
-    rows = torch.zeros((Cp, K // 2), dtype=src.dtype, device=src.device)
+    rows = torch.zeros((C, K // 2), dtype=src.dtype, device=src.device)
     rows[column] = src
-    row_scales = torch.full((Cp, K // 32), 255, dtype=src_scales.dtype, device=src.device)
+    row_scales = torch.full((C, K // 32), 255, dtype=src_scales.dtype, device=src.device)
     row_scales[column] = src_scales
     dense = mxfp4_to_fp8_e4m3_col(rows, row_scales)
-    present = torch.zeros(Cp, dtype=torch.bool, device=src.device)
+    present = torch.zeros(C, dtype=torch.bool, device=src.device)
     present[column] = True
-    y = torch.where(present[:C], dense["y"][:, :C], torch.zeros_like(dense["y"][:, :C]))
+    y = torch.where(present, dense["y"], torch.zeros_like(dense["y"]))
     scales = torch.cat((dense["y_scales"],
                         torch.ones((K, G), dtype=torch.float32, device=src.device)), dim=1)
     return {"y": y.contiguous(), "y_scales": scales.contiguous(),

@@ -95,7 +95,8 @@ def model_convert(src_fmt: str, data: np.ndarray, scales: Optional[np.ndarray], 
             scale_cols = cdiv(M, B) if B else 0
         else:
             G = len(offsets) - 1
-            line_len = M + G * (P - 1)
+            # docs/kernel-abi.md: the capacity, 16-byte-aligned rows for P > 1
+            line_len = M if P == 1 else cdiv(M + G * (P - 1), 128) * 128
             scale_cols = cdiv(line_len, B) + G if B else 0
             groups, col, scol = [], 0, 0
             padded = [0]

@@ -45,7 +45,7 @@ def test_ragged_col_matches_model(ref, bf16_src, grouping, P, fmt, scale, sl) ->
     data, scales, padded = model_convert("bf16", bf16_src.data, None, M, K, fmt, "col", scale, sl,
                                          offsets=offs, P=P)
     G = len(offs) - 1
-    C = M + G * (P - 1)
+    C = M if P == 1 else -(-(M + G * (P - 1)) // 128) * 128  # docs/kernel-abi.md
     assert got.data.size == data.size
     np.testing.assert_array_equal(got.data, data)
     np.testing.assert_array_equal(got.padded_offsets, np.array(padded, dtype))
@@ -70,7 +70,7 @@ def test_untouched_tail_keeps_the_tail(ref, bf16_src, grouping, P, fmt, scale, s
     data, scales, padded = model_convert("bf16", bf16_src.data, None, M, K, fmt, "col", scale, sl,
                                          offsets=offs, P=P)
     G = len(offs) - 1
-    C = M + G * (P - 1)
+    C = M if P == 1 else -(-(M + G * (P - 1)) // 128) * 128  # docs/kernel-abi.md
     # Data rows: a byte holding only columns at or past p[G] is the tail.
     width = {"mxfp4": 0.5, "bf16": 2}.get(fmt, 1)
     row_bytes, kept = int(-(-C * width // 1)), int(-(-padded[-1] * width // 1))

@@ -119,17 +119,18 @@ TEST(Tensor, SizesFollowTheKernelAbi) {
             P(256 * 70 * 2, 0));
   int32_t offs[4] = {0, 10, 10, 70};
   qct_ref_ragged rg{offs, 0, 3, 128, nullptr};
-  // C = 70 + 3 * 127 = 451, S = cdiv(451, 128) + 3 = 7.
+  // C = rup(70 + 3 * 127, 128) = rup(451, 128) = 512 (16-byte-aligned rows),
+  // S = cdiv(512, 128) + 3 = 7.
   EXPECT_EQ(
       sizes(makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_AMAX), &rg),
-      P(256 * 451, 256 * 7 * 4));
+      P(256 * 512, 256 * 7 * 4));
   EXPECT_EQ(sizes(makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_AMAX,
                              QCT_REF_MN_MAJOR),
                   &rg),
-            P(256 * 451, 7 * 256 * 4));
+            P(256 * 512, 7 * 256 * 4));
   EXPECT_EQ(
       sizes(makeOutput(QCT_REF_MXFP4, QCT_REF_COL, QCT_REF_SCALE_FLOOR), &rg),
-      P(256 * 226, 256 * (15 + 3)));
+      P(256 * 256, 256 * (16 + 3)));
   // Row outputs do not change with groups.
   EXPECT_EQ(
       sizes(makeOutput(QCT_REF_MXFP4, QCT_REF_ROW, QCT_REF_SCALE_FLOOR), &rg),
@@ -179,7 +180,8 @@ TEST(Tensor, RaggedPlacementPaddingAndCapacity) {
   int64_t want[5] = {0, 4, 4, 8, 12};
   for (int g = 0; g < 5; ++g)
     EXPECT_EQ(padded[g], want[g]);
-  const size_t C = 7 + 4 * 3, S = (C + 127) / 128 + 4; // 19, 5
+  // C = rup(7 + 4 * 3, 128) = 128, S = cdiv(128, 128) + 4 = 5.
+  const size_t C = 128, S = (C + 127) / 128 + 4;
   ASSERT_EQ(b.data.size(), K * C);
   ASSERT_EQ(b.scales.size(), K * S * 4);
   // Feature 0: tokens 0,1,2 -> cols 0..2; token 3 -> col 4; tokens 4..6 ->
@@ -218,18 +220,19 @@ TEST(Tensor, UntouchedCapacityTail) {
     bool mnMajor;
   };
   const Case cases[] = {
-      // fp8 pow2: P 4 -> p = 0, 4, 4, 8, 12; C = 7 + 4 * 3 = 19; scale
-      // columns cdiv(19, 128) + 4 = 5, the groups own 3.
-      {makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2), 4, 19, 12,
-       4, 5, 3, false},
+      // fp8 pow2: P 4 -> p = 0, 4, 4, 8, 12; C = rup(7 + 4 * 3, 128) = 128;
+      // scale columns cdiv(128, 128) + 4 = 5, the groups own 3.
+      {makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL, QCT_REF_SCALE_POW2), 4, 128,
+       12, 4, 5, 3, false},
       // mxfp4 mn_major, P 3 -> p[G] = 9, odd: byte 4 holds column 8 and the
       // tail's column 9, so it is written (high nibble 0), bytes 5..7 not;
-      // C = 15, scale columns cdiv(15, 32) + 4 = 5, the groups own 3.
+      // C = rup(15, 128) = 128 (64 bytes), scale columns cdiv(128, 32) + 4 =
+      // 8, the groups own 3.
       {makeOutput(QCT_REF_MXFP4, QCT_REF_COL, QCT_REF_SCALE_FLOOR,
                   QCT_REF_MN_MAJOR),
-       3, 8, 5, 1, 5, 3, true},
+       3, 64, 5, 1, 8, 3, true},
       // bf16 (no scales), P 4: 2 bytes per column.
-      {makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE), 4, 38, 24, 0,
+      {makeOutput(QCT_REF_BF16, QCT_REF_COL, QCT_REF_SCALE_NONE), 4, 256, 24, 0,
        0, 0, false},
   };
   for (const Case &c : cases) {
@@ -284,12 +287,12 @@ TEST(Tensor, PaddingOnlyBlocksAndMnMajorPadding) {
                   makeOutput(QCT_REF_MXFP8_E4M3, QCT_REF_COL,
                              QCT_REF_SCALE_FLOOR, QCT_REF_MN_MAJOR),
                   &rg);
-  const size_t C = 3 + 2 * 127, S = (C + 31) / 32 + 2; // 260, 11
-  ASSERT_EQ(b.scales.size(), S * 32);                  // rup(32, 4) = 32
-  EXPECT_EQ(b.scales[0 * 32 + 0], 127 - 7);            // 2 = 2^1 -> 1 - 8
-  EXPECT_EQ(b.scales[1 * 32 + 0], 127);                // padding-only block
-  EXPECT_EQ(b.scales[4 * 32 + 5], 127 - 7); // group 1 starts at scale col 4
-  EXPECT_EQ(b.scales[10 * 32 + 5], 127);    // past the groups
+  const size_t C = 384, S = (C + 31) / 32 + 2; // rup(3 + 2 * 127, 128); 14
+  ASSERT_EQ(b.scales.size(), S * 32);          // rup(32, 4) = 32
+  EXPECT_EQ(b.scales[0 * 32 + 0], 127 - 7);    // 2 = 2^1 -> 1 - 8
+  EXPECT_EQ(b.scales[1 * 32 + 0], 127);        // padding-only block
+  EXPECT_EQ(b.scales[4 * 32 + 5], 127 - 7);    // group 1 starts at scale col 4
+  EXPECT_EQ(b.scales[10 * 32 + 5], 127);       // past the groups
   // Dense row output, mn_major: rows padded from 3 to 4 with 1.0.
   Buffers r = run(src, makeOutput(QCT_REF_FP8_E4M3, QCT_REF_COL,
                                   QCT_REF_SCALE_AMAX, QCT_REF_MN_MAJOR));

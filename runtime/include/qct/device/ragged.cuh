@@ -28,9 +28,12 @@ struct GroupSums {
 QCT_HD i64 cdiv64(i64 a, i64 b) { return (a + b - 1) / b; }
 
 /// Columns of a kernel's col outputs: M, or for a ragged kernel its
-/// capacity M + G * (P - 1) (docs/kernel-abi.md).
+/// capacity rup(M + G * (P - 1), 128) when P > 1 (docs/kernel-abi.md: every
+/// data row 16-byte aligned, so a 16-token run is one vector store).
 template <typename Rag> QCT_HD i64 col_columns(i64 M, i64 G) {
-  return Rag::enabled ? M + G * (Rag::pad - 1) : M;
+  return Rag::enabled && Rag::pad > 1
+             ? (M + G * (Rag::pad - 1) + 127) / 128 * 128
+             : M;
 }
 
 /// Scale columns of blocks of B along those C columns (the row_major
