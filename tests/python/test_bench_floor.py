@@ -139,3 +139,26 @@ def test_report_names_the_device_library_and_stale_tuned_schedules() -> None:
     assert "tuned schedule stale: timed on other device code" in text
     doc["rows"] = [row("tuned"), row("heuristic")]
     assert "stale" not in report.markdown(doc)
+
+
+def _padded_ragged(meta: dict) -> bool:
+    return int((meta["spec"].get("ragged") or {}).get("pad_groups_to", 1)) > 1
+
+
+@pytest.mark.parametrize("name", sorted(n for n, m in METAS.items() if _padded_ragged(m)))
+def test_ragged_col_rows_are_16_byte_aligned(name: str) -> None:
+    # docs/kernel-abi.md: the capacity C = rup(M + G·(P−1), 128) keeps every data row of a ragged
+    # col output 16-byte aligned whatever M and G are (before, 8 groups at M = 32768 left fp8 rows
+    # 8-byte aligned and the kernel ran 2.1x slower); the metadata's data shape says so, and the
+    # Python floor's capacity agrees with it.
+    meta = METAS[name]
+    P = int(meta["spec"]["ragged"]["pad_groups_to"])
+    col_data = [b for b in meta["buffers"] if b["dir"] == "out" and b.get("output") is not None
+                and b["shape"][0] == "K" and not b["name"].endswith("_scales")]
+    assert col_data, "a ragged kernel with a col output"
+    for M in (1, 1000, 2048, 32768, 32769):
+        for G in (1, 2, 3, 8, 15, 16, 17, 256):
+            C = floor.ragged_capacity(M, G, P)
+            assert C % 128 == 0 and M + G * (P - 1) <= C < M + G * (P - 1) + 128
+            for b in col_data:
+                assert floor.eval_shape(b["shape"][1], M, 128, G) % 16 == 0, (b["name"], M, G)
