@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     metas = suite.load_metas(opts.generated)
+    gpu_name = tuning.current_gpu_name() if opts.launched else None  # what the runtime keys on
     names = opts.kernels or sorted(n for n, m in metas.items() if not m["spec"].get("ragged"))
     spin = timing.SpinCalibration(torch)
     copy_gbps = None if opts.launches else timing.copy_bandwidth(torch, spin)[0]
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if opts.launches:
             chosen = launch_schedules(meta, fixed)
         elif opts.launched:
-            chosen = [launched_schedule(meta, M, K, groups, tuning.current_gpu_name())]
+            chosen = [launched_schedule(meta, M, K, groups, gpu_name)]
         else:
             chosen = schedules(meta, fixed, opts.defaults)
         for sched in chosen:
