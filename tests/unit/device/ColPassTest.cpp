@@ -12,7 +12,11 @@
 //    amax combined as the shuffles do, against quantize_hp on each feature;
 //  - aligned mxfp4 col: bmax over the tile, the row-orientation byte table
 //    per token, then the transpose, against quantize_aligned on each feature
-//    (NaN blocks, absent tokens, every scale spread).
+//    (NaN blocks, absent tokens, every scale spread);
+//  - realigned column runs (the rows of a dense col output that are not
+//    16-byte aligned): the chunks write a run's bytes and no others, at every
+//    misalignment and run length, and the bf16 pass's chunks convert each
+//    token as its aligned run does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +138,61 @@ TEST(ColPass, StoreScaleRunWritesOnlyItsColumns) {
     }
 }
 
+// Realigned column runs: the chunks 0..TILE_M/16 of a run that starts mis
+// bytes past a 16-byte boundary (store_realigned_chunk with make_chunk)
+// write want[0..n) at the run's columns and no other byte, for every mis.
+template <int TILE_M, typename MakeChunk>
+void checkRealignedRun(const MakeChunk &make_chunk, const uint8_t *want, int n,
+                       std::mt19937 &rng) {
+  constexpr int RUNS = TILE_M / 16;
+  alignas(16) uint8_t buf[16 * (RUNS + 3)];
+  for (int mis = 1; mis < 16; ++mis) {
+    for (uint8_t &b : buf)
+      b = uint8_t(rng());
+    uint8_t before[sizeof buf];
+    std::memcpy(before, buf, sizeof buf);
+    uint8_t *run = buf + 16 + mis;
+    for (int t = 0; t <= RUNS; ++t)
+      dev::store_realigned_chunk<TILE_M>(run, n, t, make_chunk);
+    for (int i = 0; i < int(sizeof buf); ++i) {
+      const int r = i - (16 + mis);
+      ASSERT_EQ(buf[i], r >= 0 && r < n ? want[r] : before[i])
+          << "TILE_M " << TILE_M << " mis " << mis << " n " << n << " byte "
+          << r;
+    }
+  }
+}
+
+// The aligned pass's realigned chunks gather a feature's codes from the
+// tile rows (gather_codes): every run length of a 128- and a 64-token tile.
+TEST(ColPass, RealignedCodeRunsWriteOnlyTheirColumns) {
+  std::mt19937 rng(9);
+  uint8_t codes[128];
+  for (uint8_t &c : codes)
+    c = uint8_t(rng());
+  auto code_of = [&](int r) { return uint32_t(codes[r]) | 0xABCD00u; };
+  for (int n = 0; n <= 128; ++n)
+    checkRealignedRun<128>(dev::gather_codes(code_of), codes, n, rng);
+  for (int n = 0; n <= 64; ++n)
+    checkRealignedRun<64>(dev::gather_codes(code_of), codes, n, rng);
+}
+
+// A whole chunk is one store and a run of a full tile has RUNS - 1 of them:
+// only its first and last chunks are partial.
+TEST(ColPass, RealignedChunkSpans) {
+  for (int runs : {4, 8})
+    for (int mis = 1; mis < 16; ++mis)
+      for (int t = 0; t <= runs; ++t) {
+        const dev::ChunkSpan s = dev::realigned_chunk_span(t, mis, 16 * runs);
+        const bool whole = s.lo == 0 && s.hi == 16;
+        ASSERT_EQ(whole, t > 0 && t < runs) << "runs " << runs << " t " << t;
+        if (t == 0)
+          ASSERT_EQ(s.lo, mis);
+        if (t == runs)
+          ASSERT_EQ(s.hi, mis);
+      }
+}
+
 TEST(ColPass, MaxU16x2) {
   std::mt19937 rng(2);
   for (int it = 0; it < 1000000; ++it) {
@@ -192,7 +251,9 @@ uint16_t drawBf16(std::mt19937 &rng, int mode) {
   }
 }
 
-template <typename O> void checkBf16Pow2Block(const uint16_t (&v)[2][128]) {
+template <typename O>
+void checkBf16Pow2Block(const uint16_t (&v)[2][128], bool realigned,
+                        std::mt19937 &rng) {
   constexpr bool E5M2 = O::e5m2;
   constexpr uint32_t maxf16 = E5M2 ? 0x4760u : 0x43E0u;
   // 8 lanes of 16 tokens, 2 features per word.
@@ -224,6 +285,22 @@ template <typename O> void checkBf16Pow2Block(const uint16_t (&v)[2][128]) {
             << "feature " << h << " token " << 16 * c + i << " value "
             << std::hex << v[h][16 * c + i];
     }
+    if (!realigned)
+      continue;
+    // The same codes from realigned chunks, each token converted from the
+    // pair word of its row wherever its chunk starts.
+    uint8_t codes[128];
+    for (int t = 0; t < 128; ++t)
+      codes[t] = uint8_t(want.q[t]);
+    auto word_of = [&](int r) { return x[r / 16][r % 16]; };
+    const float f = dev::pow2_f32(-e[h]);
+    for (int n : {128, 77, 1})
+      if (h)
+        checkRealignedRun<128>(dev::bf16_pow2_chunk<E5M2, 1>(word_of, f),
+                               codes, n, rng);
+      else
+        checkRealignedRun<128>(dev::bf16_pow2_chunk<E5M2, 0>(word_of, f),
+                               codes, n, rng);
   }
 }
 
@@ -242,8 +319,11 @@ TEST(ColPass, Bf16Pow2ColMatchesQuantizeHp) {
     if (it % 32 == 7) // all zero / all NaN feature
       for (int t = 0; t < 128; ++t)
         v[1][t] = it % 64 == 7 ? 0 : 0xFFC0u;
-    checkBf16Pow2Block<E4>(v);
-    checkBf16Pow2Block<E5>(v);
+    // 8 blocks in 256, two of each mode, also through realigned chunks (at
+    // every mis).
+    const bool realigned = it % 256 < 8;
+    checkBf16Pow2Block<E4>(v, realigned, rng);
+    checkBf16Pow2Block<E5>(v, realigned, rng);
   }
 }
 

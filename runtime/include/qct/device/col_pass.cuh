@@ -164,6 +164,166 @@ QCT_HD void store_scale_run(u32 *dst, const u32 (&s)[MT], int n) {
 #endif
 }
 
+/// Realigned column runs. A lane of a fast column pass stores a feature's 16
+/// codes of tokens 16c.. (its run c) as one 16-byte store; in a dense [K, M]
+/// col output a feature row starts at f * M bytes, so where M is not a
+/// multiple of 16 those stores are misaligned and fall back to 4- and 1-byte
+/// pieces (10x the time at M odd on the H200, docs/performance.md). There
+/// the pass stores aligned chunks instead: the run of a tile's RUNS * 16
+/// columns of one feature (its first byte mis = 1..15 bytes past a 16-byte
+/// boundary) spans the aligned chunks 0..RUNS, chunk t holding tokens
+/// 16t - mis .. 16t - mis + 15 (the tokens outside the tile, which other CTAs
+/// own, not stored), so that only chunks 0 and RUNS are partial. A lane
+/// gathers its chunk's codes from the tile in shared memory
+/// (realigned_chunk_row), which costs registers only for the 4 words it
+/// stores: the fast passes run at register caps.
+///
+/// The tile row that holds byte k of chunk t, clamped to the tile (a byte of
+/// a clamped row lies outside realigned_chunk_span and is not stored).
+template <int TILE_M> QCT_HD int realigned_chunk_row(int t, int mis, int k) {
+  const int r = 16 * t - mis + k;
+  return r < 0 ? 0 : (r >= TILE_M ? TILE_M - 1 : r);
+}
+
+/// The bytes [lo, hi) of aligned chunk t of a realigned run that starts mis
+/// bytes into chunk 0 and has n owned bytes (the tile's columns): the run's
+/// bytes [16t - mis, 16t - mis + 16) within [0, n). Empty (lo == hi) when
+/// the chunk holds none of them; mis 0 gives the lanes' own runs.
+struct ChunkSpan {
+  int lo;
+  int hi;
+};
+
+QCT_HD ChunkSpan realigned_chunk_span(int t, int mis, int n) {
+  const int first = 16 * t - mis; // the run byte at the chunk's byte 0
+  const int lo = first < 0 ? -first : 0;
+  const int hi = n - first < 16 ? n - first : 16;
+  return {lo, hi < lo ? lo : hi};
+}
+
+/// One aligned store of Bytes (1, 2, 4, 8 or 16) from words w at p: a
+/// vector store on the device, a byte copy on the host (little-endian, as
+/// the device), where the tests check what a chunk's stores write.
+template <int Bytes> QCT_HD void store_piece(u8 *p, const u32 *w) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Bytes == 16)
+    *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  else if constexpr (Bytes == 8)
+    *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
+  else if constexpr (Bytes == 4)
+    *reinterpret_cast<u32 *>(p) = w[0];
+  else if constexpr (Bytes == 2)
+    *reinterpret_cast<unsigned short *>(p) = (unsigned short)w[0];
+  else
+    *p = (u8)w[0];
+#else
+  const u8 *b = reinterpret_cast<const u8 *>(w);
+  for (int i = 0; i < Bytes; ++i)
+    p[i] = b[i];
+#endif
+}
+
+/// Stores bytes [lo, hi) of the 16-byte chunk w at the 16-byte-aligned p
+/// with the widest aligned stores that cover exactly those bytes (one
+/// 16-byte store for a whole chunk): the bytes outside, which another CTA
+/// may own, are not written.
+QCT_HD void store_chunk_bytes(u8 *p, const u32 (&w)[4], int lo, int hi) {
+  if (lo == 0 && hi == 16) {
+    store_piece<16>(p, w);
+    return;
+  }
+#pragma unroll
+  for (int h = 0; h < 16; h += 8) {
+    if (lo <= h && h + 8 <= hi) {
+      store_piece<8>(p + h, w + h / 4);
+      continue;
+    }
+#pragma unroll
+    for (int i = h; i < h + 8; i += 4) {
+      if (lo <= i && i + 4 <= hi) {
+        store_piece<4>(p + i, w + i / 4);
+        continue;
+      }
+#pragma unroll
+      for (int j = i; j < i + 4; j += 2) {
+        const u32 half = w[i / 4] >> (8 * (j - i));
+        if (lo <= j && j + 2 <= hi) {
+          store_piece<2>(p + j, &half);
+          continue;
+        }
+#pragma unroll
+        for (int b = j; b < j + 2; ++b) {
+          const u32 byte = half >> (8 * (b - j));
+          if (lo <= b && b < hi)
+            store_piece<1>(p + b, &byte);
+        }
+      }
+    }
+  }
+}
+
+/// Makes and stores chunk t of a realigned run (run: its first byte, n
+/// owned bytes), unless it holds none of them: make_chunk(row_of, w) writes
+/// the chunk's 16 fp8 codes to w, byte k the code of tile row row_of(k).
+/// Shared by the host tests and the device passes.
+template <int TILE_M, typename MakeChunk>
+QCT_HD void store_realigned_chunk(u8 *run, int n, int t,
+                                  const MakeChunk &make_chunk) {
+  const int mis = (int)(reinterpret_cast<u64>(run) & 15);
+  const ChunkSpan span = realigned_chunk_span(t, mis, n);
+  if (span.hi <= span.lo)
+    return;
+  u32 w[4];
+  make_chunk([&](int k) { return realigned_chunk_row<TILE_M>(t, mis, k); }, w);
+  store_chunk_bytes(run - mis + 16 * t, w, span.lo, span.hi);
+}
+
+/// A make_chunk of store_realigned_chunk for codes already in a tile:
+/// code_of(row) has the code of tile row `row` in its low byte.
+template <typename CodeOf> struct GatherCodes {
+  const CodeOf &code_of;
+  template <typename RowOf>
+  QCT_HD void operator()(const RowOf &row_of, u32 (&w)[4]) const {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      w[i] = 0;
+#pragma unroll
+    for (int k = 0; k < 16; ++k)
+      w[k / 4] |= (code_of(row_of(k)) & 0xFFu) << (8 * (k % 4));
+  }
+};
+
+template <typename CodeOf>
+QCT_HD GatherCodes<CodeOf> gather_codes(const CodeOf &code_of) {
+  return {code_of};
+}
+
+/// A make_chunk of store_realigned_chunk for the bf16 pow2 pass: the fp8
+/// codes of feature H (0: low halves) of the tile rows' bf16 pairs,
+/// word_of(row), scaled by f, with bf16_pow2_fp8_run's NaN/Inf rules where
+/// the chunk holds one.
+template <bool E5M2, int H, typename WordOf> struct Bf16Pow2Chunk {
+  const WordOf &word_of;
+  float f;
+  template <typename RowOf>
+  QCT_HD void operator()(const RowOf &row_of, u32 (&q)[4]) const {
+    u32 x[16];
+    bool special = false;
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      x[k] = word_of(row_of(k));
+      special |= ((x[k] >> (16 * H)) & 0x7FFFu) >= 0x7F80u;
+    }
+    bf16_pow2_fp8_run<E5M2, H>(x, f, special, q);
+  }
+};
+
+template <bool E5M2, int H, typename WordOf>
+QCT_HD Bf16Pow2Chunk<E5M2, H, WordOf> bf16_pow2_chunk(const WordOf &word_of,
+                                                      float f) {
+  return {word_of, f};
+}
+
 //===----------------------------------------------------------------------===//
 // Which col outputs take a fast pass
 //===----------------------------------------------------------------------===//
@@ -225,19 +385,19 @@ struct ColStoreGeom {
   int nb;     // 128-block scale columns owned (0 or 1)
 };
 
-/// Stores the 16 fp8 codes w (tokens 16c.., 4 per word) of feature kf and,
-/// from the lane of run 0, its block scale unless the CTA buffers the scales
-/// of several M tiles (kScale false: the caller writes them after its loops).
+/// The first byte of feature kf's run in col output OI.
+QCT_DEV u8 *col_run_start(const qct_kernel_args &args, int OI,
+                          const ColStoreGeom &g, i64 kf) {
+  return static_cast<u8 *>(args.out[OI]) + kf * g.C + g.col0;
+}
+
+/// Feature kf's block scale, from the lane of run 0, unless the CTA buffers
+/// the scales of several M tiles (kScale false: the caller writes them after
+/// its loops).
 template <typename O, bool kScale = true>
-QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
-                               const ColStoreGeom &g, i64 kf, int c,
-                               const u32 (&w)[4], u32 scale) {
-  const int r0 = 16 * c;
-  const int left = g.ncols - r0;
-  const int n = left < 0 ? 0 : (left < 16 ? left : 16);
-  u8 *rowp = static_cast<u8 *>(args.out[OI]) + kf * g.C;
-  if (n > 0)
-    store_bytes<16, /*Stream=*/false>(rowp + g.col0 + r0, w, n);
+QCT_DEV void store_fp8_col_scale(const qct_kernel_args &args, int OI,
+                                 const ColStoreGeom &g, i64 kf, int c,
+                                 u32 scale) {
   if (kScale && c == 0 && g.nb > 0) {
     constexpr bool row_major = O::scale_layout == ScaleLayout::row_major;
     const i64 idx =
@@ -246,6 +406,29 @@ QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
     store_block_scale<false, row_major>(args.out_scales[OI], idx,
                                         g.nt > 0 ? scale : 0x3F800000u);
   }
+}
+
+/// Stores the 16 fp8 codes w (tokens 16c.., 4 per word) of feature kf and
+/// its block scale (store_fp8_col_scale).
+template <typename O, bool kScale = true>
+QCT_DEV void store_fp8_col_run(const qct_kernel_args &args, int OI,
+                               const ColStoreGeom &g, i64 kf, int c,
+                               const u32 (&w)[4], u32 scale) {
+  const int r0 = 16 * c;
+  const int left = g.ncols - r0;
+  const int n = left < 0 ? 0 : (left < 16 ? left : 16);
+  if (n > 0)
+    store_bytes<16, /*Stream=*/false>(col_run_start(args, OI, g, kf) + r0, w,
+                                      n);
+  store_fp8_col_scale<O, kScale>(args, OI, g, kf, c, scale);
+}
+
+/// Whether some run of the tile's features may start off a 16-byte boundary
+/// (a col output of C columns, C % 16 != 0, or a ragged tile at a column
+/// that is not a multiple of 16): the fast passes then store realigned
+/// chunks (store_realigned_chunk).
+QCT_DEV bool col_runs_misaligned(const ColStoreGeom &g) {
+  return ((g.C | g.col0) & 15) != 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -414,6 +597,32 @@ aligned_e2m1_col_pass(const qct_kernel_args &args,
         const i64 kf = k0 + 4 * q;
         if (kf >= g.K)
           continue; // K is a multiple of 32: a quad is valid or not
+        constexpr bool kScale =
+            !kQuads &&
+            !((MBUF || JOBS) && O::scale_layout == ScaleLayout::row_major);
+        const u32 scale =
+            pow2_f32_bits(aligned_scale_exp(bmax_of((4 * q) / 32), 2, F.emax));
+        if (col_runs_misaligned(g)) {
+          // Realigned chunks: chunk c of each of the quad's 4 features, and
+          // the tail chunk RUNS of feature c from lanes c < 4.
+          const u32 *s32 = reinterpret_cast<const u32 *>(s_f8);
+          auto quad_word = [&](int r) {
+            return s32[r * (RSF / 4) + (q ^ (((r >> 4) & CM) << QS))];
+          };
+#pragma unroll 1
+          for (int j = 0; j < 4; ++j) {
+            auto code_of = [&](int r) { return quad_word(r) >> (8 * j); };
+            store_realigned_chunk<TILE_M>(col_run_start(args, OI, g, kf + j),
+                                          g.ncols, c, gather_codes(code_of));
+            store_fp8_col_scale<O, kScale>(args, OI, g, kf + j, c, scale);
+          }
+          if (c < 4) {
+            auto code_of = [&](int r) { return quad_word(r) >> (8 * c); };
+            store_realigned_chunk<TILE_M>(col_run_start(args, OI, g, kf + c),
+                                          g.ncols, RUNS, gather_codes(code_of));
+          }
+          continue;
+        }
         const u32 *base = reinterpret_cast<const u32 *>(s_f8) +
                           (16 * c) * (RSF / 4) + (q ^ ((c & CM) << QS));
         u32 x[4][4];
@@ -423,15 +632,10 @@ aligned_e2m1_col_pass(const qct_kernel_args &args,
 #pragma unroll
         for (int b = 0; b < 4; ++b)
           transpose4x4_bytes(x[b]);
-        const u32 scale =
-            pow2_f32_bits(aligned_scale_exp(bmax_of((4 * q) / 32), 2, F.emax));
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const u32 w[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
-          store_fp8_col_run<O, !kQuads && !((MBUF || JOBS) &&
-                                            O::scale_layout ==
-                                                ScaleLayout::row_major)>(
-              args, OI, g, kf + j, c, w, scale);
+          store_fp8_col_run<O, kScale>(args, OI, g, kf + j, c, w, scale);
         }
       }
     }
@@ -515,16 +719,44 @@ QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
           a = vmax_u16x2(a, __shfl_xor_sync(0xFFFFFFFFu, a, o));
         const int elo = pow2_exp_from_bits<O::e5m2>(a << 16);
         const int ehi = pow2_exp_from_bits<O::e5m2>(a & 0xFFFF0000u);
-        u32 qlo[4], qhi[4];
-        bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
-        bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
         constexpr bool buf =
             MBUF && O::scale_layout == ScaleLayout::row_major;
-        if (fvalid) {
+        if (fvalid && col_runs_misaligned(g)) {
+          // Realigned chunks: chunk c of both features, converted from the
+          // tile rows they hold, and the tail chunk 8 of feature kf + c
+          // from lanes c < 2.
+          auto pair_word = [&](int r) {
+            return *reinterpret_cast<const u32 *>(
+                s_data + r * RS + (((p >> 2) ^ ((r >> 4) & SWZ)) * 16) +
+                (p & 3) * 4);
+          };
+          const auto lo =
+              bf16_pow2_chunk<O::e5m2, 0>(pair_word, pow2_f32(-elo));
+          const auto hi =
+              bf16_pow2_chunk<O::e5m2, 1>(pair_word, pow2_f32(-ehi));
+          store_realigned_chunk<128>(col_run_start(args, OI, g, kf), g.ncols, c,
+                                     lo);
+          store_realigned_chunk<128>(col_run_start(args, OI, g, kf + 1),
+                                     g.ncols, c, hi);
+          if (c == 0)
+            store_realigned_chunk<128>(col_run_start(args, OI, g, kf), g.ncols,
+                                       8, lo);
+          if (c == 1)
+            store_realigned_chunk<128>(col_run_start(args, OI, g, kf + 1),
+                                       g.ncols, 8, hi);
+          store_fp8_col_scale<O, !buf>(args, OI, g, kf, c, pow2_f32_bits(elo));
+          store_fp8_col_scale<O, !buf>(args, OI, g, kf + 1, c,
+                                       pow2_f32_bits(ehi));
+        } else if (fvalid) {
+          u32 qlo[4], qhi[4];
+          bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
+          bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
           store_fp8_col_run<O, !buf>(args, OI, g, kf, c, qlo,
                                      pow2_f32_bits(elo));
           store_fp8_col_run<O, !buf>(args, OI, g, kf + 1, c, qhi,
                                      pow2_f32_bits(ehi));
+        }
+        if (fvalid) {
           if constexpr (buf) {
             if (c == 0) { // K is a multiple of 8: kf + 1 < K
               s_e[OI * ostride + 2 * p] = (signed char)elo;
