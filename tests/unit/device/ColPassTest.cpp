@@ -295,12 +295,8 @@ void checkBf16Pow2Block(const uint16_t (&v)[2][128], bool realigned,
     auto word_of = [&](int r) { return x[r / 16][r % 16]; };
     const float f = dev::pow2_f32(-e[h]);
     for (int n : {128, 77, 1})
-      if (h)
-        checkRealignedRun<128>(dev::bf16_pow2_chunk<E5M2, 1>(word_of, f),
-                               codes, n, rng);
-      else
-        checkRealignedRun<128>(dev::bf16_pow2_chunk<E5M2, 0>(word_of, f),
-                               codes, n, rng);
+      checkRealignedRun<128>(dev::bf16_pow2_chunk<E5M2>(word_of, h, f), codes,
+                             n, rng);
   }
 }
 

@@ -225,39 +225,33 @@ template <int Bytes> QCT_HD void store_piece(u8 *p, const u32 *w) {
 
 /// Stores bytes [lo, hi) of the 16-byte chunk w at the 16-byte-aligned p
 /// with the widest aligned stores that cover exactly those bytes (one
-/// 16-byte store for a whole chunk): the bytes outside, which another CTA
-/// may own, are not written.
+/// 16-byte store for a whole chunk, else at most 5 pieces of 8, 4, 2 and 1
+/// bytes): the bytes outside, which another CTA may own, are not written.
+/// A loop, not unrolled: the partial chunks are two of a run's RUNS + 1, and
+/// the code is part of every fast col pass's compile time.
 QCT_HD void store_chunk_bytes(u8 *p, const u32 (&w)[4], int lo, int hi) {
   if (lo == 0 && hi == 16) {
     store_piece<16>(p, w);
     return;
   }
-#pragma unroll
-  for (int h = 0; h < 16; h += 8) {
-    if (lo <= h && h + 8 <= hi) {
-      store_piece<8>(p + h, w + h / 4);
-      continue;
-    }
-#pragma unroll
-    for (int i = h; i < h + 8; i += 4) {
-      if (lo <= i && i + 4 <= hi) {
-        store_piece<4>(p + i, w + i / 4);
-        continue;
-      }
-#pragma unroll
-      for (int j = i; j < i + 4; j += 2) {
-        const u32 half = w[i / 4] >> (8 * (j - i));
-        if (lo <= j && j + 2 <= hi) {
-          store_piece<2>(p + j, &half);
-          continue;
-        }
-#pragma unroll
-        for (int b = j; b < j + 2; ++b) {
-          const u32 byte = half >> (8 * (b - j));
-          if (lo <= b && b < hi)
-            store_piece<1>(p + b, &byte);
-        }
-      }
+  const u64 half[2] = {(u64)w[0] | ((u64)w[1] << 32),
+                       (u64)w[2] | ((u64)w[3] << 32)};
+#pragma unroll 1
+  for (int b = lo; b < hi;) {
+    const u64 v = (b < 8 ? half[0] : half[1]) >> (8 * (b & 7));
+    const u32 piece[2] = {(u32)v, (u32)(v >> 32)};
+    if ((b & 7) == 0 && b + 8 <= hi) {
+      store_piece<8>(p + b, piece);
+      b += 8;
+    } else if ((b & 3) == 0 && b + 4 <= hi) {
+      store_piece<4>(p + b, piece);
+      b += 4;
+    } else if ((b & 1) == 0 && b + 2 <= hi) {
+      store_piece<2>(p + b, piece);
+      b += 2;
+    } else {
+      store_piece<1>(p + b, piece);
+      b += 1;
     }
   }
 }
@@ -299,29 +293,31 @@ QCT_HD GatherCodes<CodeOf> gather_codes(const CodeOf &code_of) {
 }
 
 /// A make_chunk of store_realigned_chunk for the bf16 pow2 pass: the fp8
-/// codes of feature H (0: low halves) of the tile rows' bf16 pairs,
+/// codes of feature h (0: the low halves) of the tile rows' bf16 pairs,
 /// word_of(row), scaled by f, with bf16_pow2_fp8_run's NaN/Inf rules where
-/// the chunk holds one.
-template <bool E5M2, int H, typename WordOf> struct Bf16Pow2Chunk {
+/// the chunk holds one. h is a run-time value, so that one copy of the code
+/// serves both features of a pair.
+template <bool E5M2, typename WordOf> struct Bf16Pow2Chunk {
   const WordOf &word_of;
+  int h;
   float f;
   template <typename RowOf>
   QCT_HD void operator()(const RowOf &row_of, u32 (&q)[4]) const {
-    u32 x[16];
+    u32 x[16]; // feature h's code in the low half
     bool special = false;
 #pragma unroll
     for (int k = 0; k < 16; ++k) {
-      x[k] = word_of(row_of(k));
-      special |= ((x[k] >> (16 * H)) & 0x7FFFu) >= 0x7F80u;
+      x[k] = word_of(row_of(k)) >> (16 * h);
+      special |= (x[k] & 0x7FFFu) >= 0x7F80u;
     }
-    bf16_pow2_fp8_run<E5M2, H>(x, f, special, q);
+    bf16_pow2_fp8_run<E5M2, 0>(x, f, special, q);
   }
 };
 
-template <bool E5M2, int H, typename WordOf>
-QCT_HD Bf16Pow2Chunk<E5M2, H, WordOf> bf16_pow2_chunk(const WordOf &word_of,
-                                                      float f) {
-  return {word_of, f};
+template <bool E5M2, typename WordOf>
+QCT_HD Bf16Pow2Chunk<E5M2, WordOf> bf16_pow2_chunk(const WordOf &word_of, int h,
+                                                   float f) {
+  return {word_of, h, f};
 }
 
 //===----------------------------------------------------------------------===//
@@ -603,23 +599,22 @@ aligned_e2m1_col_pass(const qct_kernel_args &args,
         const u32 scale =
             pow2_f32_bits(aligned_scale_exp(bmax_of((4 * q) / 32), 2, F.emax));
         if (col_runs_misaligned(g)) {
-          // Realigned chunks: chunk c of each of the quad's 4 features, and
-          // the tail chunk RUNS of feature c from lanes c < 4.
+          // Realigned chunks: chunk c of each of the quad's 4 features (jobs
+          // 0..3, with their block scales), and from lanes c < 4 the tail
+          // chunk RUNS of feature c (job 4).
           const u32 *s32 = reinterpret_cast<const u32 *>(s_f8);
-          auto quad_word = [&](int r) {
-            return s32[r * (RSF / 4) + (q ^ (((r >> 4) & CM) << QS))];
-          };
 #pragma unroll 1
-          for (int j = 0; j < 4; ++j) {
-            auto code_of = [&](int r) { return quad_word(r) >> (8 * j); };
+          for (int job = 0; job < (c < 4 ? 5 : 4); ++job) {
+            const int j = job < 4 ? job : c;
+            auto code_of = [&](int r) {
+              return s32[r * (RSF / 4) + (q ^ (((r >> 4) & CM) << QS))] >>
+                     (8 * j);
+            };
             store_realigned_chunk<TILE_M>(col_run_start(args, OI, g, kf + j),
-                                          g.ncols, c, gather_codes(code_of));
-            store_fp8_col_scale<O, kScale>(args, OI, g, kf + j, c, scale);
-          }
-          if (c < 4) {
-            auto code_of = [&](int r) { return quad_word(r) >> (8 * c); };
-            store_realigned_chunk<TILE_M>(col_run_start(args, OI, g, kf + c),
-                                          g.ncols, RUNS, gather_codes(code_of));
+                                          g.ncols, job < 4 ? c : RUNS,
+                                          gather_codes(code_of));
+            if (job < 4)
+              store_fp8_col_scale<O, kScale>(args, OI, g, kf + j, c, scale);
           }
           continue;
         }
@@ -721,42 +716,37 @@ QCT_DEV void bf16_pow2_col_pass(const qct_kernel_args &args,
         const int ehi = pow2_exp_from_bits<O::e5m2>(a & 0xFFFF0000u);
         constexpr bool buf =
             MBUF && O::scale_layout == ScaleLayout::row_major;
-        if (fvalid && col_runs_misaligned(g)) {
-          // Realigned chunks: chunk c of both features, converted from the
-          // tile rows they hold, and the tail chunk 8 of feature kf + c
-          // from lanes c < 2.
-          auto pair_word = [&](int r) {
-            return *reinterpret_cast<const u32 *>(
-                s_data + r * RS + (((p >> 2) ^ ((r >> 4) & SWZ)) * 16) +
-                (p & 3) * 4);
-          };
-          const auto lo =
-              bf16_pow2_chunk<O::e5m2, 0>(pair_word, pow2_f32(-elo));
-          const auto hi =
-              bf16_pow2_chunk<O::e5m2, 1>(pair_word, pow2_f32(-ehi));
-          store_realigned_chunk<128>(col_run_start(args, OI, g, kf), g.ncols, c,
-                                     lo);
-          store_realigned_chunk<128>(col_run_start(args, OI, g, kf + 1),
-                                     g.ncols, c, hi);
-          if (c == 0)
-            store_realigned_chunk<128>(col_run_start(args, OI, g, kf), g.ncols,
-                                       8, lo);
-          if (c == 1)
-            store_realigned_chunk<128>(col_run_start(args, OI, g, kf + 1),
-                                       g.ncols, 8, hi);
-          store_fp8_col_scale<O, !buf>(args, OI, g, kf, c, pow2_f32_bits(elo));
-          store_fp8_col_scale<O, !buf>(args, OI, g, kf + 1, c,
-                                       pow2_f32_bits(ehi));
-        } else if (fvalid) {
-          u32 qlo[4], qhi[4];
-          bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
-          bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
-          store_fp8_col_run<O, !buf>(args, OI, g, kf, c, qlo,
-                                     pow2_f32_bits(elo));
-          store_fp8_col_run<O, !buf>(args, OI, g, kf + 1, c, qhi,
-                                     pow2_f32_bits(ehi));
-        }
         if (fvalid) {
+          if (col_runs_misaligned(g)) {
+            // Realigned chunks: chunk c of both features (jobs 0, 1: feature
+            // kf + job), converted from the tile rows they hold, and from
+            // lanes c < 2 the tail chunk 8 of feature kf + c (job 2).
+            auto pair_word = [&](int r) {
+              return *reinterpret_cast<const u32 *>(
+                  s_data + r * RS + (((p >> 2) ^ ((r >> 4) & SWZ)) * 16) +
+                  (p & 3) * 4);
+            };
+#pragma unroll 1
+            for (int job = 0; job < (c < 2 ? 3 : 2); ++job) {
+              const int h = job < 2 ? job : c;
+              store_realigned_chunk<128>(
+                  col_run_start(args, OI, g, kf + h), g.ncols, job < 2 ? c : 8,
+                  bf16_pow2_chunk<O::e5m2>(pair_word, h,
+                                           pow2_f32(-(h ? ehi : elo))));
+            }
+            store_fp8_col_scale<O, !buf>(args, OI, g, kf, c,
+                                         pow2_f32_bits(elo));
+            store_fp8_col_scale<O, !buf>(args, OI, g, kf + 1, c,
+                                         pow2_f32_bits(ehi));
+          } else {
+            u32 qlo[4], qhi[4];
+            bf16_pow2_fp8_run<O::e5m2, 0>(x, pow2_f32(-elo), special, qlo);
+            bf16_pow2_fp8_run<O::e5m2, 1>(x, pow2_f32(-ehi), special, qhi);
+            store_fp8_col_run<O, !buf>(args, OI, g, kf, c, qlo,
+                                       pow2_f32_bits(elo));
+            store_fp8_col_run<O, !buf>(args, OI, g, kf + 1, c, qhi,
+                                       pow2_f32_bits(ehi));
+          }
           if constexpr (buf) {
             if (c == 0) { // K is a multiple of 8: kf + 1 < K
               s_e[OI * ostride + 2 * p] = (signed char)elo;
