@@ -33,7 +33,8 @@
 
 #include "qct/device/quant.cuh"
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#include "qct/device/memory.cuh" // (store_scale_run's device stores)
+#include "qct/device/memory.cuh" // (the device stores of store_scale_run
+                                 // and store_piece)
 #endif
 
 namespace qct {
@@ -201,21 +202,15 @@ QCT_HD ChunkSpan realigned_chunk_span(int t, int mis, int n) {
   return {lo, hi < lo ? lo : hi};
 }
 
-/// One aligned store of Bytes (1, 2, 4, 8 or 16) from words w at p: a
-/// vector store on the device, a byte copy on the host (little-endian, as
-/// the device), where the tests check what a chunk's stores write.
+/// One aligned store of Bytes (1, 2, 4, 8 or 16) from words w at p: on the
+/// device memory.cuh's plain stores, on the host a byte copy (little-endian,
+/// as the device), where the tests check what a chunk's stores write.
 template <int Bytes> QCT_HD void store_piece(u8 *p, const u32 *w) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (Bytes == 16)
-    *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
-  else if constexpr (Bytes == 8)
-    *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
-  else if constexpr (Bytes == 4)
-    *reinterpret_cast<u32 *>(p) = w[0];
-  else if constexpr (Bytes == 2)
-    *reinterpret_cast<unsigned short *>(p) = (unsigned short)w[0];
-  else
+  if constexpr (Bytes == 1)
     *p = (u8)w[0];
+  else
+    store_words<Bytes, /*Stream=*/false>(p, w);
 #else
   const u8 *b = reinterpret_cast<const u8 *>(w);
   for (int i = 0; i < Bytes; ++i)
