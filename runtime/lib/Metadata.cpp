@@ -64,6 +64,19 @@ std::uint32_t acceptedDtypes(const std::string &dtype) {
   return 0;
 }
 
+/// The qct_dtype a raw-byte buffer's "element" names, 0 for an unknown name.
+int elementDtype(const std::string &element) {
+  if (element == "fp8_e4m3")
+    return QCT_DTYPE_FP8_E4M3;
+  if (element == "fp8_e5m2")
+    return QCT_DTYPE_FP8_E5M2;
+  if (element == "e8m0")
+    return QCT_DTYPE_E8M0;
+  if (element == "fp4_e2m1_x2")
+    return QCT_DTYPE_FP4_E2M1_X2;
+  return 0;
+}
+
 void bindField(BufferMeta &b) {
   const std::string &f = b.fieldText;
   auto indexed = [&](const char *prefix, ArgField field) {
@@ -223,6 +236,17 @@ KernelMeta parseMetadata(const std::string &text,
       if (!buf.acceptedDtypes)
         bad("buffer '" + buf.name + "': unknown dtype '" + buf.dtype +
             "' (u8, u16, bf16, f16, f32, i32, i64)");
+      if (b.contains("element")) {
+        // The codes' format: the buffer takes a tensor of that type or a
+        // raw uint8 view, and no other 8-bit type.
+        buf.element = str(b, "element", ("buffer '" + buf.name + "'").c_str());
+        int d = elementDtype(buf.element);
+        if (!d || buf.dtype != "u8")
+          bad("buffer '" + buf.name + "': element '" + buf.element +
+              "' is not one of fp8_e4m3, fp8_e5m2, e8m0, fp4_e2m1_x2 on a u8 "
+              "buffer");
+        buf.acceptedDtypes = (1u << QCT_DTYPE_U8) | (1u << d);
+      }
       bindField(buf);
       for (const json &d : member(b, "shape", "buffer")) {
         buf.shapeText.push_back(exprText(d, "buffer '" + buf.name + "' shape"));

@@ -222,8 +222,10 @@ void validateLaunch(const KernelMeta &meta, const qct_tensor *tensors,
     const BufferMeta &b = meta.buffers[i];
     const qct_tensor &t = tensors[i];
     if (t.dtype <= 0 || t.dtype >= 32 || !(b.acceptedDtypes & (1u << t.dtype)))
-      invalid(b, std::string("expected dtype ") + b.dtype + ", found " +
-                     dtypeName(t.dtype));
+      invalid(b, std::string("expected dtype ") +
+                     (b.element.empty() ? b.dtype
+                                        : b.element + " (or a u8 view)") +
+                     ", found " + dtypeName(t.dtype));
     const std::int64_t *want = r.want[i].data();
     std::int64_t numel = 1;
     for (std::size_t k = 0; k < b.shape.size(); ++k)

@@ -55,6 +55,31 @@ static std::string elementDtype(Format f) {
   }
 }
 
+/// What the codes of a raw-byte (u8) buffer are, so that the runtime can
+/// refuse a typed tensor of another 8-bit format (fp8_e5m2 handed to an
+/// fp8_e4m3 buffer) while still taking a uint8 view of the same bytes
+/// (kernel-abi.md, "element"). Empty where the buffer has a typed dtype.
+static std::string elementName(Format f) {
+  switch (f) {
+  case Format::MXFP4:
+    return "fp4_e2m1_x2";
+  case Format::MXFP8_E4M3:
+  case Format::FP8_E4M3:
+    return "fp8_e4m3";
+  case Format::MXFP8_E5M2:
+  case Format::FP8_E5M2:
+    return "fp8_e5m2";
+  default:
+    return "";
+  }
+}
+
+/// The element of a block-scale buffer: e8m0 exponents for the MX formats;
+/// the FP8 1x128 scales are typed f32.
+static std::string scaleElementName(Format f) {
+  return isMXFormat(f) ? "e8m0" : "";
+}
+
 /// Bytes of a row of `n` elements: e2m1 packs two codes per byte.
 static std::string rowBytes(Format f, const std::string &n) {
   if (f != Format::MXFP4)
@@ -132,12 +157,15 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
   ojson buffers = ojson::array();
   auto buffer = [&](const std::string &name, const std::string &field,
                     const char *dir, const std::string &dtype,
+                    const std::string &element,
                     std::vector<std::string> shape, int output = -1) {
     ojson b = {{"name", name},
                {"field", field},
                {"dir", dir},
                {"dtype", dtype},
                {"shape", shape}};
+    if (!element.empty())
+      b["element"] = element;
     if (output >= 0)
       b["output"] = output;
     buffers.push_back(std::move(b));
@@ -147,18 +175,19 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
     offsetsDtype = plan.ragged->offsetsType == OffsetsType::I64 ? "i64" : "i32";
 
   buffer("src", "src", "in", elementDtype(plan.source),
-         {"M", rowBytes(plan.source, "K")});
+         elementName(plan.source), {"M", rowBytes(plan.source, "K")});
   if (isQuantizedFormat(plan.source)) {
     int b = formatBlockSize(plan.source);
     std::string dtype = isMXFormat(plan.source) ? "u8" : "f32";
     if (plan.sourceScaleLayout == ScaleLayout::RowMajor)
-      buffer("src_scales", "src_scales", "in", dtype, {"M", "K/" + str(b)});
+      buffer("src_scales", "src_scales", "in", dtype,
+             scaleElementName(plan.source), {"M", "K/" + str(b)});
     else
       buffer("src_scales", "src_scales", "in", dtype,
-             {"K/" + str(b), "rup(M,4)"});
+             scaleElementName(plan.source), {"K/" + str(b), "rup(M,4)"});
   }
   if (plan.ragged)
-    buffer("offsets", "offsets", "in", offsetsDtype, {"G+1"});
+    buffer("offsets", "offsets", "in", offsetsDtype, "", {"G+1"});
 
   for (size_t i = 0; i < plan.outputs.size(); ++i) {
     const OutputPlan &out = plan.outputs[i];
@@ -184,13 +213,15 @@ std::string qct::emitMetadata(const KernelPlan &plan, const KernelSpec &spec) {
                      : std::vector<std::string>{s, "rup(K,4)"};
     }
     buffer(out.name, "out[" + str(i) + "]", "out", elementDtype(out.format),
-           data, idx);
+           elementName(out.format), data, idx);
     if (out.block)
       buffer(out.name + "_scales", "out_scales[" + str(i) + "]", "out",
-             isMXFormat(out.format) ? "u8" : "f32", scales, idx);
+             isMXFormat(out.format) ? "u8" : "f32",
+             scaleElementName(out.format), scales, idx);
   }
   if (plan.ragged && plan.ragged->writePaddedOffsets)
-    buffer("padded_offsets", "padded_offsets", "out", offsetsDtype, {"G+1"});
+    buffer("padded_offsets", "padded_offsets", "out", offsetsDtype, "",
+           {"G+1"});
   j["buffers"] = buffers;
   // Only ragged kernels check anything (bad offsets).
   j["error_flag"] = plan.ragged.has_value();

@@ -131,6 +131,45 @@ TEST_F(Fixture, RawByteBuffersTakeAnyOneByteType) {
   EXPECT_EQ(error(ts), "");
 }
 
+TEST_F(Fixture, ElementNarrowsARawByteBuffer) {
+  // A buffer that names its codes takes that type or a uint8 view, and
+  // refuses another 8-bit format.
+  std::string text = tinyMetadata();
+  std::string plain = R"("name": "y",       "field": "out[0]",  "dir": "out", "dtype": "u8",)";
+  std::size_t at = text.find(plain);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + plain.size(), R"( "element": "fp8_e4m3",)");
+  meta = parseMetadata(text, {});
+  auto ts = good();
+  EXPECT_EQ(error(ts), "");
+  ts[2].dtype = QCT_DTYPE_FP8_E4M3;
+  EXPECT_EQ(error(ts), "");
+  ts[2].dtype = QCT_DTYPE_FP8_E5M2;
+  EXPECT_HAS(error(ts), "argument 'y' (out[0]): expected dtype fp8_e4m3 (or a "
+                        "u8 view), found fp8_e5m2");
+  ts[2].dtype = QCT_DTYPE_I8;
+  EXPECT_HAS(error(ts), "found i8");
+  // The unnarrowed source still takes any one-byte type.
+  ts = good();
+  ts[0].dtype = QCT_DTYPE_FP8_E5M2;
+  EXPECT_EQ(error(ts), "");
+}
+
+TEST(MetadataElement, UnknownElementIsAMetadataError) {
+  std::string text = tinyMetadata();
+  std::string plain = R"("dtype": "i32",)";
+  std::size_t at = text.find(plain);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + plain.size(), R"( "element": "fp8_e4m3",)");
+  try {
+    parseMetadata(text, {});
+    FAIL() << "accepted an element on an i32 buffer";
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.status, QCT_ERR_METADATA);
+    EXPECT_HAS(std::string(e.what()), "buffer 'offsets': element 'fp8_e4m3'");
+  }
+}
+
 TEST_F(Fixture, ConstraintViolation) {
   auto ts = good();
   ts[0] = t(QCT_DTYPE_U8, {1000, 40});

@@ -21,11 +21,13 @@ enum class ArgField { Src, SrcScales, Out, OutScales, Offsets, PaddedOffsets };
 
 struct BufferMeta {
   std::string name, fieldText, dtype;
+  std::string element; ///< metadata "element" of a u8 buffer, else empty
   ArgField field = ArgField::Src;
   int index = 0; ///< for Out / OutScales
   bool isOutput = false;
   /// Bit d set: a tensor of qct_dtype d fits. u8 / u16 buffers hold raw bits
-  /// (fp8 codes, packed fp4, e8m0, bf16 bits): any dtype of that size fits.
+  /// (fp8 codes, packed fp4, e8m0, bf16 bits): any dtype of that size fits,
+  /// unless the metadata names the codes' `element`: then that type or u8.
   /// Typed buffers want their type (bf16 / f16 also take u16 bit tensors).
   std::uint32_t acceptedDtypes = 0;
   std::vector<std::string> shapeText;
