@@ -10,16 +10,12 @@ import argparse
 import importlib
 import sys
 
+from qct.errors import QctError
+
 # Order is the order of `qct --help`.
 COMMAND_MODULES = ("compile", "emit", "check", "run", "verify", "bench", "tune", "cache", "env")
 
-
-class QctError(Exception):
-    """An error the user can fix; printed as one line, exit code 1 (or .exit_code)."""
-
-    def __init__(self, message: str, exit_code: int = 1):
-        super().__init__(message)
-        self.exit_code = exit_code
+__all__ = ["QctError", "build_parser", "main"]  # QctError lives in qct.errors; kept here for callers
 
 
 def build_parser() -> argparse.ArgumentParser:

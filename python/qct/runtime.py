@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import ctypes
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from qct import _ffi
-from qct.cli import QctError
+from qct import _fastlaunch, _ffi
+from qct.errors import QctError
 
 
 class RuntimeError_(QctError):
@@ -64,7 +65,7 @@ def _check(status: int) -> None:
 
 # --- Tensors ------------------------------------------------------------------------------------
 
-_TORCH_DTYPES = {
+TORCH_DTYPES = {
     "torch.uint8": "u8", "torch.int8": "i8", "torch.uint16": "u16", "torch.int16": "i16",
     "torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32", "torch.int32": "i32",
     "torch.int64": "i64", "torch.float8_e4m3fn": "fp8_e4m3", "torch.float8_e5m2": "fp8_e5m2",
@@ -102,7 +103,7 @@ def _describe(name: str, x: object, keep: list[object]) -> _ffi.Tensor:
     if _is_torch(x):
         if not x.is_cuda:  # type: ignore[attr-defined]
             raise QctError(f"argument '{name}': a CUDA tensor is required, found one on {x.device}")  # type: ignore[attr-defined]
-        dtype = _TORCH_DTYPES.get(str(x.dtype))  # type: ignore[attr-defined]
+        dtype = TORCH_DTYPES.get(str(x.dtype))  # type: ignore[attr-defined]
         if dtype is None:
             raise QctError(f"argument '{name}': unsupported torch dtype {x.dtype}")  # type: ignore[attr-defined]
         return _tensor(name, x.data_ptr(), dtype, tuple(x.shape), tuple(x.stride()))  # type: ignore[attr-defined]
@@ -167,9 +168,7 @@ def _stream_handle(stream: object, tensors: Iterable[object]) -> int:
     if stream is None:
         for x in tensors:
             if _is_torch(x):
-                import torch
-
-                return int(torch.cuda.current_stream(x.device).cuda_stream)  # type: ignore[attr-defined]
+                return _torch_current_stream(x.device.index)  # type: ignore[attr-defined]
         return 0
     if isinstance(stream, int):
         return stream
@@ -178,6 +177,16 @@ def _stream_handle(stream: object, tensors: Iterable[object]) -> int:
         if value is not None:
             return int(value)
     raise QctError(f"stream: cannot get a CUstream from {type(stream).__name__}")
+
+
+def _torch_current_stream(device_index: int | None = None) -> int:
+    """torch's current CUstream for a device (the current one by default). Read through torch's
+    raw-stream call, which also answers inside a compiled region, where current_stream() is a
+    torch.Stream without a cuda_stream."""
+    import torch
+
+    index = torch.cuda.current_device() if device_index is None else device_index
+    return int(torch._C._cuda_getCurrentRawStream(index))
 
 
 # --- Kernels -----------------------------------------------------------------------------------
@@ -189,6 +198,7 @@ class Buffer:
     dtype: str
     is_output: bool
     ndim: int
+    element: str = ""  # the codes of a u8 buffer (metadata "element"), e.g. "fp8_e4m3"
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,19 @@ class LaunchPlan:
 
 _TORCH_ALLOC = {"u8": "uint8", "u16": "int16", "bf16": "bfloat16", "f16": "float16",
                 "f32": "float32", "i32": "int32", "i64": "int64"}
+# A raw-byte buffer's codes ("element" in the metadata) as torch's own 8-bit types.
+TORCH_ELEMENTS = {"fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2",
+                  "e8m0": "float8_e8m0fnu", "fp4_e2m1_x2": "float4_e2m1fn_x2"}
+
+
+def torch_dtype(buffer: "Buffer", native: bool = True) -> Any:
+    """The torch dtype of a buffer: its codes' own type (float8_e4m3fn, float8_e8m0fnu,
+    float4_e2m1fn_x2, ...) with `native`, else the raw storage type (uint8 for codes)."""
+    import torch
+
+    if native and buffer.element:
+        return getattr(torch, TORCH_ELEMENTS[buffer.element])
+    return getattr(torch, _TORCH_ALLOC[buffer.dtype])
 
 
 class Kernel:
@@ -229,12 +252,16 @@ class Kernel:
         self._lib = lib
         self._handle = handle
         self.metadata: dict[str, Any] = json.loads(_ffi.text(lib.qct_kernel_metadata_json(handle)))
+        elements = {b["name"]: b.get("element", "") for b in self.metadata["buffers"]}
         self.buffers: list[Buffer] = []
         for i in range(lib.qct_kernel_num_buffers(handle)):
             info = _ffi.BufferInfo()
             _check(lib.qct_kernel_buffer_info(handle, i, ctypes.byref(info)))
-            self.buffers.append(Buffer(_ffi.text(info.name), _ffi.text(info.field),
-                                       _ffi.text(info.dtype), bool(info.is_output), info.ndim))
+            name = _ffi.text(info.name)
+            self.buffers.append(Buffer(name, _ffi.text(info.field), _ffi.text(info.dtype),
+                                       bool(info.is_output), info.ndim, elements.get(name, "")))
+        self._names = tuple(b.name for b in self.buffers)
+        self._handle_value = handle.value
 
     # Properties read through the C ABI.
     @property
@@ -296,10 +323,12 @@ class Kernel:
         return {b.name: self.buffer_shape(b.name, M, K, G) for b in self.buffers if b.is_output}
 
     def allocate_outputs(self, M: int, K: int, offsets: object = None,
-                         device: object = None) -> dict[str, Any]:
-        """Empty torch tensors for every output, by buffer name (G = len(offsets) - 1). Ragged col
-        outputs are capacity-sized; a spec with `"capacity_tail": "untouched"` leaves their tail
-        past p[G] as allocated (uninitialized here), which a consumer that reads p[G] never sees."""
+                         device: object = None, native: bool = True) -> dict[str, Any]:
+        """Empty torch tensors for every output, by buffer name (G = len(offsets) - 1), in torch's
+        own types (float8_e4m3fn data, float8_e8m0fnu MX scales, float4_e2m1fn_x2 packed e2m1;
+        `native=False`: uint8 for every buffer of codes). Ragged col outputs are capacity-sized; a
+        spec with `"capacity_tail": "untouched"` leaves their tail past p[G] as allocated
+        (uninitialized here), which a consumer that reads p[G] never sees."""
         import torch
 
         G = 0
@@ -312,9 +341,8 @@ class Kernel:
         outs = {}
         for b in self.buffers:
             if b.is_output:
-                dtype = getattr(torch, _TORCH_ALLOC[b.dtype])
-                outs[b.name] = torch.empty(self.buffer_shape(b.name, M, K, G), dtype=dtype,
-                                           device=device)
+                outs[b.name] = torch.empty(self.buffer_shape(b.name, M, K, G),
+                                           dtype=torch_dtype(b, native), device=device)
         return outs
 
     def _index(self, name: str) -> int:
@@ -359,7 +387,24 @@ class Kernel:
     def __call__(self, *args: object, stream: object = None, **named: object) -> None:
         """Launches on `stream` (torch's current stream for torch tensors, else the default
         stream). Never synchronizes; call check_errors() to see the kernel's error flag."""
-        tensors = self._arguments(args, named)
+        if named and not args and len(named) == len(self._names):
+            try:
+                tensors: Any = [named[n] for n in self._names]
+            except KeyError:
+                tensors = self._arguments(args, named)
+        else:
+            tensors = self._arguments(args, named)
+        fast = _fastlaunch.launcher()
+        if fast is not None and (stream is None or isinstance(stream, int)):
+            status = fast(self._handle_value, self._names, stream, *tensors)
+            if status == _ffi.OK:
+                return
+            if status != _fastlaunch.NOT_TORCH:
+                _raise_last(status)
+        self._launch_general(tensors, stream)
+
+    def _launch_general(self, tensors: list[object], stream: object) -> None:
+        """Any tensor kind (torch, __cuda_array_interface__, DLPack) through ctypes."""
         keep: list[object] = []
         descs = self._descriptors(tensors, keep)
         _check(self._lib.qct_kernel_launch(self._handle, descs, len(tensors),
@@ -373,19 +418,16 @@ class Kernel:
         """Synchronizes the stream; raises QctRuntimeError (QCT_ERR_BAD_OFFSETS) if flagged."""
         handle = _stream_handle(stream, [])
         if stream is None:
-            try:
-                import torch
-
-                if torch.cuda.is_initialized():
-                    handle = int(torch.cuda.current_stream().cuda_stream)
-            except ImportError:
-                pass
+            torch = sys.modules.get("torch")
+            if torch is not None and torch.cuda.is_initialized():
+                handle = _torch_current_stream()
         flags = ctypes.c_uint32()
         _check(self._lib.qct_kernel_check_errors(self._handle, ctypes.c_void_p(handle),
                                                  ctypes.byref(flags)))
 
     def close(self) -> None:
         if getattr(self, "_handle", None):
+            self._handle_value = 0  # the fast path refuses a closed kernel
             self._lib.qct_kernel_free(self._handle)
             self._handle = None
 
