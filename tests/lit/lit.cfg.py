@@ -13,3 +13,5 @@ config.environment["PATH"] = os.pathsep.join(
     [config.qct_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%qct_src", config.qct_src_root))
 config.substitutions.append(("%specs", os.path.join(config.qct_src_root, "specs")))
+# The version the compiler stamps into what it emits (one source: the VERSION file).
+config.substitutions.append(("%qct_version", config.qct_version))
