@@ -25,15 +25,27 @@ const qct_env_var kTable[] = {
      "device's; lets compile-only machines (CI) use NVRTC without a GPU.",
      1},
     {"QCT_NVRTC_PATH", "path", "",
-     "Explicit path of libnvrtc.so.13; otherwise the loader path, $CUDA_HOME, "
-     "$CUDA_PATH and /usr/local/cuda are searched.",
+     "Explicit libnvrtc.so.13 (or its folder), used instead of any other and "
+     "an error if it does not load; empty: a libnvrtc.so.13 already loaded, "
+     "$CUDA_HOME, $CUDA_PATH, the pip wheel, /usr/local/cuda, the loader "
+     "path (docs/runtime.md).",
      1},
     {"QCT_CUDA_DRIVER_PATH", "path", "libcuda.so.1",
-     "The CUDA driver library to dlopen.", 0},
+     "The CUDA driver library to dlopen (the default: one already loaded, "
+     "else the loader path).",
+     0},
     {"CUDA_HOME", "path", "",
-     "CUDA toolkit root searched for lib64/libnvrtc.so.13.", 1},
+     "CUDA toolkit root searched for lib64/ and lib/libnvrtc.so.13, after a "
+     "libnvrtc already loaded.",
+     1},
     {"CUDA_PATH", "path", "",
      "Alternative CUDA toolkit root searched after CUDA_HOME.", 1},
+    {"QCT_NVRTC_WHEEL_DIR", "path", "",
+     "The lib folder of the pip wheel nvidia-cuda-nvrtc "
+     "(site-packages/nvidia/cu13/lib), searched after CUDA_PATH. The runtime "
+     "cannot see Python's site-packages: the Python binding sets it when "
+     "unset and the wheel is installed; set it by hand for a C++ program.",
+     1},
     {"QCT_COMPILER_LIBRARY", "path", "",
      "The compiler library qct_kernel_load_spec dlopens to compile a spec at "
      "run time (the runtime itself links no LLVM/MLIR); empty: "

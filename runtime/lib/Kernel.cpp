@@ -64,7 +64,8 @@ void dump(const std::string &dir, const std::string &stem, const char *ext,
 std::string versionsText(const KernelMeta &m, const std::string &arch) {
   std::string nvrtc = "unavailable";
   try {
-    nvrtc = Nvrtc::get().version() + " (" + Nvrtc::get().path() + ")";
+    const Nvrtc &n = Nvrtc::get();
+    nvrtc = n.version() + " (" + n.path() + ", found by " + n.foundBy() + ")";
   } catch (const RuntimeError &) {
   }
   return std::string("qct runtime ") + QCT_RUNTIME_VERSION + "\nNVRTC " +

@@ -3,9 +3,10 @@
 #include "qct/runtime/Nvrtc.h"
 
 #include "qct/runtime/DynLib.h"
-#include "qct/runtime/Env.h"
 #include "qct/runtime/Error.h"
+#include "qct/runtime/NvrtcSearch.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -25,47 +26,41 @@ using VersionFn = nvrtcResult (*)(int *, int *);
 using ErrStrFn = const char *(*)(nvrtcResult);
 } // namespace
 
-Nvrtc &Nvrtc::get() {
-  static Nvrtc instance;
+Nvrtc &Nvrtc::instance() {
+  static Nvrtc nvrtc;
   static std::once_flag once;
-  static std::string loadError;
   std::call_once(once, [] {
     try {
-      instance.load();
+      nvrtc.load();
     } catch (const RuntimeError &e) {
-      loadError = e.what();
+      nvrtc.error_ = e.what();
     }
   });
-  if (!instance.handle_)
-    fail(QCT_ERR_NVRTC_UNAVAILABLE, loadError);
-  return instance;
+  return nvrtc;
 }
 
+Nvrtc &Nvrtc::get() {
+  Nvrtc &nvrtc = instance();
+  if (!nvrtc.loaded())
+    fail(QCT_ERR_NVRTC_UNAVAILABLE, nvrtc.error_);
+  return nvrtc;
+}
+
+const Nvrtc &Nvrtc::probe() { return instance(); }
+
 void Nvrtc::load() {
-  std::vector<std::string> candidates;
-  std::string explicitPath = env::get("QCT_NVRTC_PATH");
-  if (!explicitPath.empty())
-    candidates.push_back(explicitPath);
-  candidates.push_back("libnvrtc.so.13");
-  for (const char *root : {"CUDA_HOME", "CUDA_PATH"}) {
-    std::string r = env::get(root);
-    if (!r.empty())
-      candidates.push_back(r + "/lib64/libnvrtc.so.13");
-  }
-  candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-  candidates.push_back("/usr/local/cuda-13/lib64/libnvrtc.so.13");
-  candidates.push_back("/usr/lib/x86_64-linux-gnu/libnvrtc.so.13");
-  std::string tried;
-  handle_ = openFirst(candidates, path_, tried);
-  if (!handle_)
-    fail(QCT_ERR_NVRTC_UNAVAILABLE,
-         "NVRTC (libnvrtc.so.13) could not be loaded; set QCT_NVRTC_PATH or "
-         "CUDA_HOME. Tried:\n" +
-             tried);
+  NvrtcLocation at = findNvrtc(nvrtcSearchOrder());
+  tried_ = at.tried;
+  if (!at.handle)
+    fail(QCT_ERR_NVRTC_UNAVAILABLE, at.error);
+  handle_ = at.handle;
+  path_ = at.path;
+  foundBy_ = at.foundBy;
   auto need = [&](const char *name) {
     void *p = symbol(handle_, name);
     if (!p)
-      fail(QCT_ERR_NVRTC_UNAVAILABLE, path_ + " lacks " + name);
+      fail(QCT_ERR_NVRTC_UNAVAILABLE,
+           path_ + " (" + foundBy_ + ") lacks " + name);
     return p;
   };
   createProgram_ = need("nvrtcCreateProgram");
@@ -77,25 +72,41 @@ void Nvrtc::load() {
   getCubin_ = need("nvrtcGetCUBIN");
   getErrorString_ = need("nvrtcGetErrorString");
   if (reinterpret_cast<VersionFn>(need("nvrtcVersion"))(&major_, &minor_) != 0)
-    fail(QCT_ERR_NVRTC_UNAVAILABLE, path_ + ": nvrtcVersion failed");
+    fail(QCT_ERR_NVRTC_UNAVAILABLE,
+         path_ + " (" + foundBy_ + "): nvrtcVersion failed");
   preloadBuiltins();
 }
 
 // NVRTC dlopens libnvrtc-builtins.so.<major>.<minor> by soname when it
-// compiles; if NVRTC itself came from a folder outside the loader path (e.g.
-// $CUDA_HOME/lib64), that lookup could fail. Loading the builtins from NVRTC's
-// own folder first makes the soname resolve to the already loaded library.
+// compiles, and neither the toolkit's nor the pip wheel's libnvrtc carries a
+// RUNPATH: from a folder outside the loader path ($CUDA_HOME/lib64, the
+// wheel's nvidia/cu13/lib) that lookup fails ("failed to open
+// libnvrtc-builtins.so.13.0"). Loading the builtins from NVRTC's own folder
+// first makes the soname resolve to the library already loaded.
 void Nvrtc::preloadBuiltins() {
+  // The folder of the file opened first (a CUDA_HOME of symlinks may carry
+  // the builtins too), then that of the file it resolves to.
+  std::vector<std::string> folders = {folderOf(path_)};
+  if (char *real = ::realpath(path_.c_str(), nullptr)) {
+    folders.push_back(folderOf(real));
+    std::free(real);
+  }
   Dl_info info;
-  if (!dladdr(createProgram_, &info) || !info.dli_fname)
-    return;
-  std::string self = info.dli_fname;
-  std::size_t slash = self.find_last_of('/');
-  if (slash == std::string::npos)
-    return;
-  std::string builtins = self.substr(0, slash) + "/libnvrtc-builtins.so." +
-                         std::to_string(major_) + "." + std::to_string(minor_);
-  builtinsHandle_ = dlopen(builtins.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (dladdr(createProgram_, &info) && info.dli_fname)
+    folders.push_back(folderOf(info.dli_fname));
+  std::string name = "libnvrtc-builtins.so." + std::to_string(major_) + "." +
+                     std::to_string(minor_);
+  for (const std::string &folder : folders) {
+    if (folder.empty())
+      continue;
+    std::string builtins = folder + "/" + name;
+    builtinsHandle_ = dlopen(builtins.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (builtinsHandle_) {
+      builtinsPath_ = builtins;
+      return;
+    }
+    dlerror();
+  }
 }
 
 std::string Nvrtc::version() const {

@@ -12,6 +12,24 @@ namespace qct::rt {
 void *openFirst(const std::vector<std::string> &candidates, std::string &loaded,
                 std::string &tried);
 
+/// dlopen(file, RTLD_NOW | RTLD_LOCAL); on failure nullptr with `error` set to
+/// dlerror's text.
+void *openLibrary(const std::string &file, std::string &error);
+
+/// The handle of a library the process has already loaded under `soname` (by
+/// any path: the loader matches sonames too), else nullptr. Never loads.
+void *openIfLoaded(const std::string &soname);
+
+/// The file the loader mapped for `handle` (the path it found when given a
+/// bare soname), "" if it cannot tell.
+std::string loadedPath(void *handle);
+
+/// The folder part of a path ("" for a bare name).
+std::string folderOf(const std::string &path);
+
+/// The folder of the library (or program) this code was linked into.
+std::string ownFolder();
+
 void *symbol(void *handle, const char *name);
 
 } // namespace qct::rt

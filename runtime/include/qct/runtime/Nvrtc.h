@@ -1,9 +1,8 @@
 //===- qct/runtime/Nvrtc.h - NVRTC, loaded at run time ---------*- C++ -*-===//
 //
 // NVRTC is dlopened (never linked) so the runtime library loads anywhere; it
-// is searched in $QCT_NVRTC_PATH, the loader path, $CUDA_HOME/lib64,
-// $CUDA_PATH/lib64 and /usr/local/cuda/lib64; its builtins library is
-// preloaded from the same folder.
+// is searched in the order of NvrtcSearch.h, and its builtins library is
+// preloaded from the folder it came from.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_RUNTIME_NVRTC_H
@@ -28,8 +27,22 @@ using NamedHeader = std::pair<std::string, std::string>;
 class Nvrtc {
 public:
   /// The process-wide instance; throws RuntimeError(QCT_ERR_NVRTC_UNAVAILABLE)
-  /// with every path tried when NVRTC cannot be loaded.
+  /// with one line naming every source tried when NVRTC cannot be loaded.
   static Nvrtc &get();
+  /// The same instance, loaded or not (never throws): for reports of what
+  /// was found, where and why (qct_toolchain_info_json).
+  static const Nvrtc &probe();
+
+  bool loaded() const { return error_.empty() && handle_; }
+  /// Why NVRTC is not loaded (one line); empty when it is.
+  const std::string &error() const { return error_; }
+  /// The source that had it (NvrtcSearch.h), e.g. "CUDA_HOME=/opt/cuda".
+  const std::string &foundBy() const { return foundBy_; }
+  /// Each source passed over before it, with why.
+  const std::vector<std::string> &tried() const { return tried_; }
+  /// The builtins library preloaded beside it; empty when NVRTC is left to
+  /// find it itself.
+  const std::string &builtinsPath() const { return builtinsPath_; }
 
   int major() const { return major_; }
   int minor() const { return minor_; }
@@ -45,9 +58,11 @@ public:
 
 private:
   Nvrtc() = default;
+  static Nvrtc &instance();
   void load();
   void preloadBuiltins();
-  std::string path_;
+  std::string path_, foundBy_, builtinsPath_, error_;
+  std::vector<std::string> tried_;
   int major_ = 0, minor_ = 0;
   void *handle_ = nullptr;
   void *builtinsHandle_ = nullptr;
