@@ -16,6 +16,7 @@
 #include "qct/runtime/Nvrtc.h"
 #include "qct/runtime/ShapeExpr.h"
 #include "qct/runtime/SpecCompiler.h"
+#include "qct/runtime/Toolchain.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,7 +35,7 @@ struct LastError {
   std::string formatted, message, log, options, source, versions;
 };
 thread_local LastError tLastError;
-thread_local std::string tCacheInfo, tCacheList, tEnvValue, tArch;
+thread_local std::string tCacheInfo, tCacheList, tEnvValue, tArch, tToolchain;
 
 qct_status record(const RuntimeError &e) {
   LastError &l = tLastError;
@@ -488,6 +489,11 @@ void *qct_driver_proc(const char *name) {
            std::string("the CUDA driver has no entry point ") + name);
   });
   return p;
+}
+
+const char *qct_toolchain_info_json(void) {
+  qct_status s = guard([&] { tToolchain = toolchainInfoJson(); });
+  return s == QCT_OK ? tToolchain.c_str() : nullptr;
 }
 
 } // extern "C"

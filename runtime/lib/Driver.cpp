@@ -16,20 +16,34 @@ constexpr int kAttrCcMajor = 75, kAttrCcMinor = 76;
 
 Driver gDriver;
 std::once_flag gOnce;
-qct_status gStatus = QCT_OK;
-std::string gError;
 } // namespace
 
 void Driver::load() {
-  std::string tried;
-  handle = openFirst({env::get("QCT_CUDA_DRIVER_PATH")}, path, tried);
-  if (!handle)
-    fail(
-        QCT_ERR_NO_DRIVER,
-        "no CUDA driver: " + env::get("QCT_CUDA_DRIVER_PATH") +
-            " could not be loaded (no GPU or driver on this machine; "
-            "compiling and validating work without one, launching does not)\n" +
-            tried);
+  const std::string soname =
+      env::declared("QCT_CUDA_DRIVER_PATH").default_value;
+  std::string named = env::get("QCT_CUDA_DRIVER_PATH");
+  bool explicitPath = named != soname;
+  if (!explicitPath && (handle = openIfLoaded(soname)))
+    foundBy = "already loaded";
+  std::string error;
+  if (!handle && (handle = openLibrary(named, error)))
+    foundBy = explicitPath ? "QCT_CUDA_DRIVER_PATH=" + named : "loader path";
+  if (!handle) {
+    std::string why =
+        error.find("No such file") != std::string::npos
+            ? named + " not found" +
+                  (explicitPath ? ""
+                                : " (not in LD_LIBRARY_PATH or the ldconfig "
+                                  "cache: no NVIDIA driver on this machine)")
+            : error;
+    fail(QCT_ERR_NO_DRIVER,
+         "no CUDA driver: " + why +
+             "; compiling and validating work without one, launching does "
+             "not");
+  }
+  path = loadedPath(handle);
+  if (path.empty())
+    path = named;
   auto need = [&](auto &fn, const char *name) {
     void *p = symbol(handle, name);
     if (!p)
@@ -57,6 +71,7 @@ void Driver::load() {
   need(cuMemsetD32, "cuMemsetD32_v2");
   need(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   need(cuStreamSynchronize, "cuStreamSynchronize");
+  cuDriverGetVersion(&version); // needs no cuInit: known even without a GPU
   CUresult rc = cuInit(0);
   if (rc == kNoDevice)
     fail(QCT_ERR_NO_DEVICE,
@@ -69,23 +84,27 @@ void Driver::load() {
                                 std::string(name) + " (" + std::to_string(rc) +
                                 ")");
   }
-  cuDriverGetVersion(&version);
   int count = 0;
   if (cuDeviceGetCount(&count) != 0 || count == 0)
     fail(QCT_ERR_NO_DEVICE, "no GPU: the CUDA driver reports no device");
 }
 
-Driver &Driver::get() {
+const Driver &Driver::probe() {
   std::call_once(gOnce, [] {
     try {
       gDriver.load();
     } catch (const RuntimeError &e) {
-      gStatus = e.status;
-      gError = e.what();
+      gDriver.status = e.status;
+      gDriver.error = e.what();
     }
   });
-  if (gStatus != QCT_OK)
-    fail(gStatus, gError);
+  return gDriver;
+}
+
+Driver &Driver::get() {
+  probe();
+  if (gDriver.status != QCT_OK)
+    fail(gDriver.status, gDriver.error);
   return gDriver;
 }
 

@@ -269,6 +269,23 @@ QCT_API qct_status qct_default_arch(const char **arch);
 /* A CUDA driver entry point by name (e.g. "cuMemAlloc_v2"), after cuInit;
  * NULL with the last error set when no driver is present. */
 QCT_API void *qct_driver_proc(const char *name);
+/* What the runtime loaded and why, as JSON; loads NVRTC and the driver if
+ * not yet loaded, and reports a missing one instead of failing (NULL only on
+ * an internal error). NVRTC is searched in one order (docs/runtime.md):
+ * $QCT_NVRTC_PATH, a libnvrtc.so.13 already in the process, $CUDA_HOME,
+ * $CUDA_PATH, the pip wheel nvidia-cuda-nvrtc ($QCT_NVRTC_WHEEL_DIR),
+ * /usr/local/cuda, the loader path.
+ *   {"nvrtc":  {"loaded", "path", "version" ("13.0"), "found_by",
+ *               "builtins" (the libnvrtc-builtins preloaded beside it),
+ *               "tried" (each source passed over, "<source> (<why>)"),
+ *               "error" (one line, the QCT_ERR_NVRTC_UNAVAILABLE message)},
+ *    "driver": {"loaded", "usable" (cuInit found a GPU), "path", "version",
+ *               "found_by", "status" (qct_status_name), "error"}}
+ * found_by is "QCT_NVRTC_PATH=<v>", "already loaded", "CUDA_HOME=<v>",
+ * "CUDA_PATH=<v>", "pip wheel nvidia-cuda-nvrtc (<dir>)", "CUDA toolkit
+ * <root>" or "loader path" (the driver: "QCT_CUDA_DRIVER_PATH=<v>", "already
+ * loaded", "loader path"); what is unknown is null. */
+QCT_API const char *qct_toolchain_info_json(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -3,11 +3,16 @@
 //
 // libcuda.so.1 is dlopened on first use, so the runtime loads (and compiles,
 // and validates) on machines without a GPU; only launching needs the driver.
+// It comes with the NVIDIA driver (no toolkit or wheel ships a usable one):
+// $QCT_CUDA_DRIVER_PATH if set, else one already in the process, else the
+// loader path.
 // The few driver types are declared here so no CUDA header is needed to build.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QCT_RUNTIME_DRIVER_H
 #define QCT_RUNTIME_DRIVER_H
+
+#include "qct/qct.h"
 
 #include <cstddef>
 #include <string>
@@ -28,10 +33,16 @@ struct Driver {
   static Driver &get();
   /// True if get() would succeed (never throws).
   static bool available();
+  /// The same instance, usable or not (never throws): for reports of what
+  /// was loaded and why (qct_toolchain_info_json).
+  static const Driver &probe();
 
-  std::string path;
-  int version = 0;
+  std::string path;    ///< the file loaded; empty if none
+  std::string foundBy; ///< "QCT_CUDA_DRIVER_PATH=...", "already loaded", ...
+  int version = 0;     ///< cuDriverGetVersion, e.g. 13000
   void *handle = nullptr;
+  qct_status status = QCT_OK; ///< why get() fails, with `error` (one line)
+  std::string error;
 
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
