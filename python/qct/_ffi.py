@@ -118,6 +118,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "qct_nvrtc_version": (c_int, [POINTER(c_int), POINTER(c_int)]),
     "qct_default_arch": (c_int, [POINTER(c_char_p)]),
     "qct_driver_proc": (c_void_p, [c_char_p]),
+    "qct_toolchain_info_json": (c_char_p, []),
 }
 
 
@@ -155,3 +156,10 @@ def text(value: bytes | None) -> str:
 
 def string_array(items: list[str]) -> ctypes.Array[c_char_p]:
     return (c_char_p * max(1, len(items)))(*[s.encode() for s in items])
+
+
+# The runtime cannot see site-packages: before anything loads NVRTC, name the folder where the pip
+# wheel nvidia-cuda-nvrtc put libnvrtc.so.13 (QCT_NVRTC_WHEEL_DIR, see qct.toolchain).
+from qct import toolchain as _toolchain  # noqa: E402
+
+_toolchain.export_nvrtc_wheel_dir()

@@ -1,7 +1,10 @@
-"""`qct env`: every environment variable qct reads, with type, default, meaning and value.
+"""`qct env`: the NVRTC and CUDA driver the runtime loaded (which file, and which source of its
+search order had it), then every environment variable qct reads, with type, default, meaning and
+value.
 
 The runtime's variables come from its own table through the C ABI (declared once, in
-runtime/lib/Env.cpp); the Python package's from qct.env.VARIABLES.
+runtime/lib/Env.cpp); the Python package's from qct.env.VARIABLES; the toolchain from
+qct_toolchain_info_json (qct.toolchain).
 """
 
 from __future__ import annotations
@@ -10,15 +13,19 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from qct import env
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("env", help="list the environment variables qct reads",
-                       description="Every environment variable of the runtime library and the "
-                       "Python package: name, type, default, current value and meaning.")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p = sub.add_parser("env", help="show the NVRTC and driver loaded and the variables qct reads",
+                       description="The NVRTC and CUDA driver the runtime loaded (path, version, "
+                       "which source of the search order found it, what it passed over), then "
+                       "every environment variable of the runtime library and the Python package: "
+                       "name, type, default, current value and meaning.")
+    p.add_argument("--json", action="store_true",
+                   help='print JSON instead of text: {"toolchain": ..., "variables": [...]}')
     p.set_defaults(func=run)
 
 
@@ -40,22 +47,60 @@ def _runtime_variables() -> tuple[list[dict[str, object]], str]:
     return rows, ""
 
 
+def _toolchain() -> dict[str, Any] | None:
+    """qct_toolchain_info_json, or None where the runtime library is not there."""
+    from qct import _ffi, toolchain
+
+    try:
+        return toolchain.info()
+    except _ffi.LibraryNotFound:
+        return None
+
+
+def _print_toolchain(info: dict[str, Any]) -> None:
+    nvrtc, driver = info["nvrtc"], info["driver"]
+    if nvrtc["loaded"]:
+        print(f"NVRTC   {nvrtc['version']}  {nvrtc['path']}")
+        print(f"        found by: {nvrtc['found_by']}")
+        print(f"        builtins: {nvrtc['builtins'] or '(left to NVRTC to find)'}")
+        if nvrtc["tried"]:
+            print(f"        passed over: {', '.join(nvrtc['tried'])}")
+    else:
+        print(f"NVRTC   {nvrtc['error']}")  # one line that names every source tried
+    if driver["loaded"]:
+        print(f"driver  {driver['version'] or '?'}  {driver['path']}")
+        print(f"        found by: {driver['found_by']}")
+        if not driver["usable"]:
+            print(f"        not usable: {driver['error']}")
+    else:
+        print(f"driver  {driver['error']}")
+    print()
+
+
 def run(args: argparse.Namespace) -> int:
+    from qct import toolchain
+
     rows, missing = _runtime_variables()
     for v in env.VARIABLES:
         rows.append({"name": v.name, "type": v.type, "default": v.default, "doc": v.doc,
                      "affects_output": False, "value": os.environ.get(v.name, ""),
                      "owner": "python"})
+    info = _toolchain() if not missing else None
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"toolchain": info, "variables": rows}, indent=2))
     else:
+        if info is not None:
+            _print_toolchain(info)
         for r in rows:
             value = r["value"] if r["value"] else "(unset)"
+            if r["name"] == toolchain.WHEEL_ENV and toolchain.exported:
+                value += f"  (set by qct: the installed {toolchain.WHEEL} wheel)"
             key = "  [in the cache key]" if r["affects_output"] else ""
             print(f"{r['name']}  ({r['type']}, {r['owner']}){key}")
             print(f"    default: {r['default'] or '(empty)'}")
             print(f"    value:   {value}")
             print(f"    {r['doc']}")
     if missing:
-        print(f"qct env: the runtime's variables are not listed: {missing}", file=sys.stderr)
+        print(f"qct env: the runtime's variables and toolchain are not listed: {missing}",
+              file=sys.stderr)
     return 0

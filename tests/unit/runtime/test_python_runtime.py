@@ -171,10 +171,12 @@ def test_launch_on_gpu_with_torch(tmp_path: Path) -> None:
 
 def test_cli_env_and_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["env", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    names = [r["name"] for r in rows]
-    for name in ("QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_CACHE_MAX_BYTES", "QCT_BUILD_DIR"):
+    doc = json.loads(capsys.readouterr().out)
+    names = [r["name"] for r in doc["variables"]]
+    for name in ("QCT_CACHE_DIR", "QCT_CACHE_DISABLE", "QCT_CACHE_MAX_BYTES", "QCT_BUILD_DIR",
+                 "QCT_NVRTC_WHEEL_DIR"):
         assert names.count(name) == 1
+    assert doc["toolchain"]["nvrtc"]["version"] == runtime.nvrtc_version()
     k = qct.load(_tiny(tmp_path), arch="sm_90")
     assert cli.main(["cache", "list", "--json"]) == 0
     entries = json.loads(capsys.readouterr().out)
