@@ -56,6 +56,17 @@ const CompilerLibrary &library() {
     }
     std::string tried;
     void *handle = openFirst(candidates, lib.path, tried);
+    if (!handle && named.empty() && !QCT_RUNTIME_HAS_COMPILER) {
+      // Not a broken install but one without the compiler: say that, in one
+      // line, rather than list the paths tried.
+      failure = "this qct was built without its compiler (LLVM/MLIR 22 was "
+                "not found, or QCT_BUILD_COMPILER was OFF), so specs cannot be "
+                "compiled; "
+                "rebuild or reinstall where llvm-22-dev and libmlir-22-dev are "
+                "installed, or load a generated kernel (KERNEL.cu with its "
+                ".json)";
+      return;
+    }
     if (!handle) {
       failure = "the qct compiler library (libqct_compiler.so) could not be "
                 "loaded, so specs cannot be compiled at run time; load a "
