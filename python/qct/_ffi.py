@@ -12,8 +12,9 @@ import functools
 from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 
+from qct import layout
 from qct.cli import QctError
-from qct.env import build_dir
+from qct.env import build_dir  # noqa: F401  (qct._ffi.build_dir, for callers that predate qct.layout)
 
 ABI_VERSION = 1
 MAX_DIMS = 4
@@ -123,11 +124,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
 
 
 class LibraryNotFound(QctError):
-    """libqct_runtime.so is not built (or QCT_BUILD_DIR points elsewhere)."""
+    """libqct_runtime.so is not there: not built, not installed, or QCT_BUILD_DIR points elsewhere."""
 
 
 def library_path() -> Path:
-    return build_dir() / "lib" / "libqct_runtime.so"
+    """The installed package's qct/lib/libqct_runtime.so, else QCT_BUILD_DIR's (qct.layout)."""
+    return layout.library_dir() / "libqct_runtime.so"
 
 
 @functools.lru_cache(maxsize=None)
@@ -135,9 +137,7 @@ def lib() -> ctypes.CDLL:
     """The runtime library with every function's signature declared (loaded once)."""
     path = library_path()
     if not path.is_file():
-        raise LibraryNotFound(
-            f"the qct runtime library {path} does not exist; build it with tools/build "
-            "(or set QCT_BUILD_DIR to the build folder that has lib/libqct_runtime.so)")
+        raise LibraryNotFound(f"the qct runtime library: {layout.missing_library(path, 'qct_runtime')}")
     handle = ctypes.CDLL(str(path))
     for name, (restype, argtypes) in _SIGNATURES.items():
         fn = getattr(handle, name)

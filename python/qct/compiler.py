@@ -1,4 +1,4 @@
-"""Runs the qct compiler (the `qct-compile` binary of the CMake build)."""
+"""Runs the qct compiler (the `qct-compile` binary: an installed package's, or the CMake build's)."""
 
 from __future__ import annotations
 
@@ -6,21 +6,27 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from qct import env, layout
 from qct.cli import QctError
-from qct.env import build_dir
 
 
 def compiler_path() -> Path:
-    """The qct-compile binary: QCT_BUILD_DIR/bin first, then PATH."""
-    candidate = build_dir() / "bin" / "qct-compile"
-    if candidate.is_file():
-        return candidate
+    """The qct-compile binary: the installed package's qct/bin (an error naming what to do where
+    it was built without the compiler), else QCT_BUILD_DIR/bin, then PATH."""
+    installed = layout.compiler_binary()
+    if installed is not None:
+        return installed
+    where = "on PATH"
+    if env.get("QCT_BUILD_DIR"):
+        candidate = env.build_dir() / "bin" / "qct-compile"
+        if candidate.is_file():
+            return candidate
+        where = f"in {candidate.parent} or on PATH"
     found = shutil.which("qct-compile")
     if found:
         return Path(found)
-    raise QctError(
-        f"qct-compile not found in {candidate.parent} or on PATH; build it with tools/build "
-        "(or set QCT_BUILD_DIR to your build folder)")
+    raise QctError(f"qct-compile not found {where}; build it with tools/build (or set "
+                   "QCT_BUILD_DIR to your build folder)")
 
 
 def run_compiler(args: list[str], capture: bool = False) -> subprocess.CompletedProcess[str]:

@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from qct.layout import CHECKOUT
+
 
 @dataclass(frozen=True)
 class EnvVar:
@@ -18,11 +20,14 @@ class EnvVar:
     doc: str
 
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# The checkout's root when the package runs from one (qct.layout.CHECKOUT). An installed package
+# has none: what it needs it finds through qct.layout, which code should use instead.
+REPO_ROOT = CHECKOUT if CHECKOUT is not None else Path(__file__).resolve().parents[2]
 
 VARIABLES: tuple[EnvVar, ...] = (
-    EnvVar("QCT_BUILD_DIR", "path", str(REPO_ROOT / "build"),
-           "CMake build folder holding bin/qct-compile and lib/libqct_*.so"),
+    EnvVar("QCT_BUILD_DIR", "path", str(CHECKOUT / "build") if CHECKOUT is not None else "",
+           "CMake build folder holding bin/qct-compile and lib/libqct_*.so (an installed qct "
+           "uses its own qct/lib and qct/bin first)"),
     EnvVar("QCT_COMMIT", "string", "",
            "commit recorded in benchmark and GPU-tier results where the tree has no .git"),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from qct import env
+from qct import env, layout
 
 
 def git_commit() -> str:
@@ -13,11 +13,15 @@ def git_commit() -> str:
     named = env.get("QCT_COMMIT")
     if named:
         return named
+    # An installed package has no checkout: git would answer for whatever repository the
+    # environment happens to sit in.
+    if layout.CHECKOUT is None:
+        return "unknown"
     try:
-        head = subprocess.run(["git", "-C", str(env.REPO_ROOT), "rev-parse", "--short=12", "HEAD"],
+        head = subprocess.run(["git", "-C", str(layout.CHECKOUT), "rev-parse", "--short=12", "HEAD"],
                               capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
-            dirty = subprocess.run(["git", "-C", str(env.REPO_ROOT), "status", "--porcelain",
+            dirty = subprocess.run(["git", "-C", str(layout.CHECKOUT), "status", "--porcelain",
                                     "--untracked-files=no"], capture_output=True, text=True, timeout=10)
             return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):

@@ -2,7 +2,8 @@
 compiler/include/qct/Reference/qct_ref.h).
 
 numpy arrays in, numpy arrays out; a failed call raises ReferenceError carrying the library's
-message. The library is looked up under $QCT_BUILD_DIR/lib (qct.env.build_dir()).
+message. The library is the installed package's qct/lib/libqct_reference.so, else
+$QCT_BUILD_DIR/lib's (qct.layout.library_dir()).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from qct import env
+from qct import layout
 
 FORMATS = ("bf16", "fp16", "fp32", "mxfp4", "mxfp8_e4m3", "mxfp8_e5m2", "fp8_e4m3", "fp8_e5m2")
 LAYOUTS = ("row", "col")
@@ -32,7 +33,7 @@ class ReferenceError(RuntimeError):
 
 
 class ReferenceUnavailable(ReferenceError):
-    """libqct_reference.so is not built (or not loadable) under the build folder."""
+    """libqct_reference.so is not there (not built or installed) or not loadable."""
 
 
 class _Source(ctypes.Structure):
@@ -57,7 +58,7 @@ _lib: Optional[ctypes.CDLL] = None
 
 
 def library_path() -> Path:
-    return env.build_dir() / "lib" / "libqct_reference.so"
+    return layout.library_dir() / "libqct_reference.so"
 
 
 def library() -> ctypes.CDLL:
@@ -67,7 +68,7 @@ def library() -> ctypes.CDLL:
         path = library_path()
         if not path.exists():
             raise ReferenceUnavailable(
-                f"{path} not found: build the `qct_reference` target (or set QCT_BUILD_DIR)")
+                f"the qct reference library: {layout.missing_library(path, 'qct_reference')}")
         try:
             lib = ctypes.CDLL(str(path))
         except OSError as e:

@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from qct import knobs
-from qct.env import REPO_ROOT
+from qct.layout import tuning_dir
 
 FORMAT_VERSION = 1
-REPO_TUNING_DIR = REPO_ROOT / "specs" / "tuning"
+# specs/tuning in a checkout; installed, the wheel's copy (qct/share/qct/tuning).
+REPO_TUNING_DIR = tuning_dir()
 # Hopper H100/H200 have 132 SMs; the heuristic wants at least two CTAs per SM in flight.
 DEFAULT_SM_COUNT = 132
 MIN_CTAS_PER_SM = 2

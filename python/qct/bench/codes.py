@@ -22,8 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from qct import runtime, tuning, verify
-from qct.env import REPO_ROOT
+from qct import layout, runtime, tuning, verify
 
 
 def device_headers_hash(include_dir: Path) -> str:
@@ -85,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", default="sm_90a")
     parser.add_argument("--out", type=Path, help="write the codes here (JSON)")
     parser.add_argument("--against", type=Path, help="codes written from another tree")
-    parser.add_argument("--headers", type=Path, default=REPO_ROOT / "runtime" / "include",
+    parser.add_argument("--headers", type=Path, default=layout.include_dir(),
                         help="the include folder whose device headers the runtime must embed "
-                             "(default: this tree's runtime/include)")
+                             "(default: this tree's runtime/include; installed, the package's "
+                             "include/)")
     args = parser.parse_args(argv)
     available = generated_kernels(args.generated)
     if args.all == bool(args.kernels):

@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 from qct.cli import QctError
-from qct.env import REPO_ROOT
+from qct import layout
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,10 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the same contract at M=32768, K=7168 (checked bitwise against qct). Writes bench.json, "
         "bench.md and bench.png to --out. Needs torch with CUDA and the runtime library; no "
         "compiler.")
-    p.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "perf", metavar="DIR",
-                   help="output folder (default docs/perf/)")
-    p.add_argument("--generated", type=Path, default=REPO_ROOT / "generated", metavar="DIR",
-                   help="folder of generated kernels (metadata .json + .cu; default generated/)")
+    # The record lives in the checkout's docs/perf; an installed qct writes where it runs.
+    out = layout.CHECKOUT / "docs" / "perf" if layout.CHECKOUT is not None else Path("qct-bench")
+    p.add_argument("--out", type=Path, default=out, metavar="DIR",
+                   help="output folder (default docs/perf/ in a checkout, else ./qct-bench)")
+    p.add_argument("--generated", type=Path, default=layout.generated_dir(), metavar="DIR",
+                   help="folder of generated kernels (metadata .json + .cu; default generated/, "
+                   "installed: the package's copy)")
     p.add_argument("--quick", action="store_true", help="one shape per kernel (M=32768, K=7168)")
     p.add_argument("--only", action="append", default=[], metavar="NAME",
                    help="benchmark only this kernel (repeatable, or comma-separated); a ragged "

@@ -107,13 +107,13 @@ def current_best_code(entry: dict[str, Any], device_headers: str) -> str | None:
     first may load torch's, as `qct tune` and `qct bench` do), or its generated source is missing
     or does not compile here."""
     from qct import runtime, tuning
-    from qct.env import REPO_ROOT
+    from qct.layout import generated_dir
 
     if tuning.best_code(entry) is None or entry.get("device_headers") == device_headers:
         return None
     if entry.get("nvrtc") and entry["nvrtc"] != runtime.nvrtc_version():
         return None
-    source = REPO_ROOT / "generated" / f"{entry.get('kernel', '')}.cu"
+    source = generated_dir() / f"{entry.get('kernel', '')}.cu"
     if not source.is_file():
         return None
     try:

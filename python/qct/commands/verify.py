@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from qct.env import REPO_ROOT
+from qct.layout import generated_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from qct.gpu import require_gpu
 
     require_gpu()
-    paths = args.kernels or sorted((REPO_ROOT / "generated").glob("**/*.json"))
+    paths = args.kernels or sorted(generated_dir().glob("**/*.json"))
     passed = failed = 0
     for path in paths:
         meta = verify.load_metadata(path)
