@@ -5,5 +5,5 @@ binary, the runtime and the numerics reference are shared libraries reached
 through their C ABIs (ctypes), so the same package works under any Python.
 """
 
-__version__ = "0.1.0"
+from qct.version import __version__  # noqa: F401  (one source: the VERSION file)
 from qct.runtime import load  # noqa: E402,F401  (the runtime binding; needs no torch to import)

@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="qct: compile declarative quantize-convert-transpose specs into CUDA kernels, "
         "then run, verify, benchmark and tune them.",
     )
-    parser.add_argument("--version", action="version", version="qct 0.1.0")
+    from qct.version import __version__
+
+    parser.add_argument("--version", action="version", version=f"qct {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
