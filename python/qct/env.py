@@ -28,6 +28,9 @@ VARIABLES: tuple[EnvVar, ...] = (
     EnvVar("QCT_BUILD_DIR", "path", str(CHECKOUT / "build") if CHECKOUT is not None else "",
            "CMake build folder holding bin/qct-compile and lib/libqct_*.so (an installed qct "
            "uses its own qct/lib and qct/bin first)"),
+    EnvVar("QCT_TORCH_KERNELS", "string", "cpp",
+           "qct.ops' CUDA kernels: cpp (built once with torch.utils.cpp_extension where torch's "
+           "toolchain is there, else python) or python"),
     EnvVar("QCT_COMMIT", "string", "",
            "commit recorded in benchmark and GPU-tier results where the tree has no .git"),
 )

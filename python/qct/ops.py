@@ -17,19 +17,58 @@ accepted), shape, contiguity, device, alignment, each error naming the argument.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import re
+import sys
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import torch
 
-from qct import runtime, shape_expr
+from qct import _ffi, env, layout, runtime, shape_expr
 from qct.errors import QctError
 
 NAMESPACE = "qct"
+CPP_SOURCE = Path(__file__).resolve().parent / "csrc" / "torch_kernels.cpp"
 
 _library: torch.library.Library | None = None
 _registered: dict[str, "KernelOp"] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def cpp_kernels() -> ctypes.CDLL | None:
+    """The C++ CUDA kernels of the ops (csrc/torch_kernels.cpp), built once per torch version
+    into the JIT cache folder with torch.utils.cpp_extension; None where QCT_TORCH_KERNELS is
+    'python' or the build is not possible (no compiler), and the ops keep Python kernels."""
+    if env.get("QCT_TORCH_KERNELS") != "cpp" or not torch.cuda.is_available():
+        return None
+    from torch.utils import cpp_extension
+
+    tag = f"torch{torch.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    cache = Path(_ffi.text(_ffi.lib().qct_cache_dir()))
+    build = cache / "torch-kernels" / re.sub(r"[^\w.]", "_", tag)
+    try:
+        build.mkdir(parents=True, exist_ok=True)
+        cpp_extension.load(name="qct_torch_kernels", sources=[str(CPP_SOURCE)],
+                           extra_include_paths=[str(layout.include_dir())], with_cuda=True,
+                           extra_cflags=["-O2"], build_directory=str(build),
+                           is_python_module=False, verbose=False)
+        lib = ctypes.CDLL(str(build / "qct_torch_kernels.so"))
+    except Exception as e:  # no compiler, no headers: the Python kernels serve
+        warnings.warn(f"qct.ops: C++ kernels not built ({str(e).splitlines()[0] if str(e) else e!r}); "
+                      "using Python kernels (set QCT_TORCH_KERNELS=python to skip the attempt)")
+        return None
+    rt = _ffi.lib()
+    lib.qct_torch_bind_runtime(*(ctypes.cast(f, ctypes.c_void_p) for f in (
+        rt.qct_kernel_launch, rt.qct_kernel_buffer_shape, rt.qct_last_error_field)))
+    lib.qct_torch_register.restype = ctypes.c_int
+    lib.qct_torch_register.argtypes = [
+        ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p,
+        ctypes.c_size_t]
+    return lib
 
 
 def _lib() -> torch.library.Library:
@@ -90,13 +129,28 @@ class KernelOp:
         lib.define(f"{self.name}({ins}) -> {returns}")
         mutated = ", ".join(f"Tensor({chr(97 + i)}!) {b.name}" for i, b in enumerate(self.outputs))
         lib.define(f"{self.name}_out({ins}, {mutated}) -> ()")
-        lib.impl(self.name, self._run, "CUDA")
-        lib.impl(self.name + "_out", self._run_out, "CUDA")
+        self.kernels = "cpp" if self._register_cpp() else "python"
+        if self.kernels == "python":
+            lib.impl(self.name, self._run, "CUDA")
+            lib.impl(self.name + "_out", self._run_out, "CUDA")
         # Without these the dispatcher's own error would name no argument.
         lib.impl(self.name, self._not_cuda, "CPU")
         lib.impl(self.name + "_out", self._not_cuda, "CPU")
         torch.library.register_fake(f"{NAMESPACE}::{self.name}", self._fake, lib=lib)
         torch.library.register_fake(f"{NAMESPACE}::{self.name}_out", self._fake_out, lib=lib)
+
+    def _register_cpp(self) -> bool:
+        cpp = cpp_kernels()
+        if cpp is None:
+            return False
+        outputs = ",".join(f"{b.dtype}:{b.element}" for b in self.outputs)
+        dims = (ctypes.c_int64 * len(self._dims))(*(0 if w == "M" else n for w, n in self._dims))
+        error = ctypes.create_string_buffer(1024)
+        if cpp.qct_torch_register(self.name.encode(), self.kernel._handle_value, len(self.inputs),
+                                  outputs.encode(), dims, len(self._dims), self._offsets_index,
+                                  error, len(error)):
+            raise QctError(f"torch.ops.{NAMESPACE}.{self.name}: {error.value.decode()}")
+        return True
 
     # -- shapes ------------------------------------------------------------------------------
     def dims(self, inputs: Sequence[torch.Tensor]) -> tuple[Any, Any, Any]:

@@ -7,6 +7,7 @@ Needs torch and a CUDA GPU (the GPU machine, tools/gpu-session's torch-tests ste
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from qct.errors import QctError  # noqa: E402
 from qct.runtime import QctRuntimeError  # noqa: E402
 
 GEN = Path(__file__).resolve().parents[2] / "generated"
+# A validation error inside an op: qct's own error from a Python kernel, torch's RuntimeError
+# carrying qct's message from a C++ kernel (qct.ops.cpp_kernels).
+OP_ERRORS = (QctRuntimeError, RuntimeError)
 
 
 def _op(name: str) -> qct.ops.KernelOp:
@@ -115,18 +119,32 @@ def test_compile_fullgraph_static_and_dynamic() -> None:
             _assert_bits(op, outs, expected)
 
 
-def test_compile_out_op() -> None:
+@pytest.mark.parametrize("native", [True, False], ids=["native", "uint8"])
+def test_compile_out_op(native: bool) -> None:
     op = _op("mxfp4_to_fp8_e4m3_row")
     _, inputs, expected = _case("mxfp4_to_fp8_e4m3_row", 512, 256)
     outs = op.allocate_outputs(512, 256)
+    ins = _native_inputs(op, inputs) if native else [inputs[b.name] for b in op.inputs]
 
     @torch.compile(fullgraph=True)
     def run(src: Any, scales: Any, y: Any, y_scales: Any) -> None:
         op.out(src, scales, y, y_scales)
 
-    run(*_native_inputs(op, inputs), outs["y"], outs["y_scales"])
+    torch._dynamo.reset()
+    run(*ins, outs["y"], outs["y_scales"])
     torch.cuda.synchronize()
     _assert_bits(op, (outs["y"], outs["y_scales"]), expected)
+
+
+def test_compile_functional_op_with_fp4_inputs() -> None:
+    """The paper's forward conversion inside a compiled region, float4/e8m0 inputs as they are."""
+    op = _op("mxfp4_to_fp8_e4m3_row_mn")
+    _, inputs, expected = _case("mxfp4_to_fp8_e4m3_row_mn", 512, 256)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda s, sc: op(s, sc), fullgraph=True)
+    outs = compiled(*_native_inputs(op, inputs))
+    torch.cuda.synchronize()
+    _assert_bits(op, outs, expected)
 
 
 def test_cuda_graph_capture_and_side_stream() -> None:
@@ -174,7 +192,7 @@ def test_wrong_8bit_dtype_names_the_argument() -> None:
     op = _op("fp8_e4m3_to_mxfp4_row")
     _, inputs, _ = _case("fp8_e4m3_to_mxfp4_row", 128, 256)
     src = inputs["src"].view(torch.float8_e5m2)
-    with pytest.raises(QctRuntimeError, match=r"argument 'src'.*expected dtype fp8_e4m3 \(or a u8 "
+    with pytest.raises(OP_ERRORS, match=r"argument 'src'.*expected dtype fp8_e4m3 \(or a u8 "
                                               r"view\), found fp8_e5m2"):
         op(src, inputs["src_scales"])
 
@@ -192,8 +210,10 @@ def test_cpu_tensor_names_the_argument() -> None:
 def test_non_contiguous_tensor_is_refused() -> None:
     op = _op("bf16_to_mxfp4_row")
     x = torch.zeros(256, 512, dtype=torch.bfloat16, device="cuda")[:, :256]
-    with pytest.raises(QctRuntimeError, match="argument 'src'.*contiguous"):
+    with pytest.raises(OP_ERRORS, match="argument 'src'.*contiguous"):
         op(x)
+    with pytest.raises(QctRuntimeError, match="argument 'src'.*contiguous"):
+        op.kernel(x, *op.kernel.allocate_outputs(256, 256).values())
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
@@ -206,8 +226,31 @@ def test_tensor_on_another_device_is_refused() -> None:
 
 
 def test_launches_take_the_compiled_path() -> None:
-    """The benchmark's host figures are those of the extension: it must be built and found."""
+    """The benchmark's host figures are those of the extension and the C++ op kernels: both must
+    be built and found on the GPU machine."""
     assert _fastlaunch.available(), f"{_fastlaunch.extension_path()} was not loaded"
+    assert _op("bf16_to_mxfp4_row").kernels == "cpp"
+
+
+def test_python_kernels_are_bitwise_too() -> None:
+    """With QCT_TORCH_KERNELS=python the ops run their Python kernels (in a fresh process: the
+    choice is made once per process)."""
+    import subprocess
+    import sys
+
+    code = ("import os, torch, qct.ops; from tests.python.test_torch_ops import _check_python;"
+            " _check_python()")
+    env = {**os.environ, "QCT_TORCH_KERNELS": "python"}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd=str(GEN.parent))
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _check_python() -> None:
+    op = _op("bf16_to_fp8_e4m3_row_col_mn")
+    assert op.kernels == "python"
+    _, inputs, expected = _case("bf16_to_fp8_e4m3_row_col_mn", 256, 512)
+    _assert_bits(op, op(inputs["src"]), expected)
 
 
 def test_fake_shapes_match_the_runtime() -> None:

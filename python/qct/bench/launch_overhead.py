@@ -12,6 +12,7 @@ callable at most 0.5x, the torch op at most 1.0x).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import statistics
 import sys
@@ -25,6 +26,7 @@ GENERATED = REPO_ROOT / "generated"
 # Small shapes: the GPU finishes each launch long before the host issues the next.
 M, K = 256, 512
 KERNELS = ("mxfp4_to_fp8_e4m3_row", "bf16_to_fp8_e4m3_row_col_mn")
+_LIBRARIES: list[Any] = []
 
 
 def _triton_copy(x: Any, y: Any) -> Callable[[], object] | None:
@@ -48,7 +50,7 @@ def _triton_copy(x: Any, y: Any) -> Callable[[], object] | None:
 def _variants(torch: Any) -> dict[str, Callable[[], object]]:
     import qct
     import qct.ops
-    from qct import verify
+    from qct import _fastlaunch, _ffi, verify
 
     device = torch.device("cuda")
     x = torch.randn(M * K // 64, device=device)
@@ -57,6 +59,13 @@ def _variants(torch: Any) -> dict[str, Callable[[], object]]:
     triton_launch = _triton_copy(x, y)
     if triton_launch is not None:
         variants["triton copy kernel"] = triton_launch
+    # The floor of an op whose CUDA kernel is Python: a torch.library op that does nothing.
+    lib = torch.library.Library("qct_bench", "FRAGMENT")
+    lib.define("noop(Tensor x, Tensor(a!) y) -> ()")
+    lib.impl("noop", lambda x, y: None, "CUDA")
+    noop = torch.ops.qct_bench.noop.default
+    variants["torch.library op with a Python CUDA kernel that does nothing"] = lambda: noop(x, y)
+    _LIBRARIES.append(lib)  # a dropped Library takes its registrations with it
     for name in KERNELS:
         path = GENERATED / f"{name}.cu"
         meta = verify.load_metadata(path.with_suffix(".json"))
@@ -74,6 +83,19 @@ def _variants(torch: Any) -> dict[str, Callable[[], object]]:
         variants[f"{name}: qct.load callable, positional"] = lambda k=kernel, t=ordered: k(*t)
         variants[f"{name}: ctypes path (before)"] = \
             lambda k=kernel, t=ordered: k._launch_general(t, None)
+        # The parts: the extension called directly (no Kernel.__call__), and the C ABI's launch
+        # alone with its descriptors built once (validation + cuLaunchKernel + a ctypes call).
+        fast = _fastlaunch.launcher()
+        if fast is not None:
+            variants[f"{name}: extension, direct"] = \
+                lambda f=fast, k=kernel, t=ordered: f(k._handle_value, k._names, None, *t)
+        keep: list[object] = []
+        descs = kernel._descriptors(ordered, keep)
+        stream = ctypes.c_void_p(int(torch.cuda.current_stream().cuda_stream))
+        launch_c = _ffi.lib().qct_kernel_launch
+        variants[f"{name}: C ABI alone, descriptors prepared"] = \
+            lambda c=launch_c, k=kernel, d=descs, n=len(ordered), s=stream, _k=keep: \
+            c(k._handle, d, n, s)
         variants[f"{name}: torch op _out"] = lambda o=out_op, t=tensors: o(*t)
         variants[f"{name}: torch op, allocating"] = lambda o=op.op, i=ins: o(*i)
     return variants
@@ -82,6 +104,7 @@ def _variants(torch: Any) -> dict[str, Callable[[], object]]:
 def measure(iters: int, rounds: int = 8) -> dict[str, Any]:
     import torch
 
+    import qct.ops
     from qct import _fastlaunch
 
     variants = _variants(torch)
@@ -109,13 +132,16 @@ def measure(iters: int, rounds: int = 8) -> dict[str, Any]:
                      "ratio_to_torch_abs": round(median / base, 3), "calls": len(values)})
     return {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
             "python": sys.version.split()[0], "M": M, "K": K,
-            "fast_path": _fastlaunch.available(), "rows": rows}
+            "fast_path": _fastlaunch.available(),
+            "op_kernels": next((op.kernels for op in qct.ops.registered().values()), "none"),
+            "rows": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
     lines = [f"Host time per launch, {result['gpu']}, torch {result['torch']}, Python "
              f"{result['python']}, M = {result['M']}, K = {result['K']} "
-             f"(compiled launch path: {'yes' if result['fast_path'] else 'NO'})", "",
+             f"(compiled launch path: {'yes' if result['fast_path'] else 'NO'}; the torch ops' "
+             f"CUDA kernels: {result['op_kernels']})", "",
              "| variant | median µs | p10 µs | × torch.abs |", "|---|---|---|---|"]
     for r in result["rows"]:
         lines.append(f"| {r['variant']} | {r['median_us']} | {r['p10_us']} | "
