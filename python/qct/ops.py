@@ -33,6 +33,8 @@ from qct.errors import QctError
 NAMESPACE = "qct"
 CPP_SOURCE = Path(__file__).resolve().parent / "csrc" / "torch_kernels.cpp"
 
+_RAW_VIEW_TYPES = (torch.float4_e2m1fn_x2, torch.float8_e8m0fnu)
+
 _library: torch.library.Library | None = None
 _registered: dict[str, "KernelOp"] = {}
 
@@ -220,7 +222,14 @@ class KernelOp:
 
     def out(self, *tensors: torch.Tensor, **named: torch.Tensor) -> None:
         """Writes the outputs into given tensors (inputs then outputs, by position or name)."""
-        self.out_op(*self._ordered(self.inputs + self.outputs, tensors, named))
+        args = self._ordered(self.inputs + self.outputs, tensors, named)
+        if torch.compiler.is_compiling():
+            # Inductor fails to functionalize a mutating op whose inputs are float4_e2m1fn_x2 or
+            # float8_e8m0fnu ("auto_functionalized_v2 was not removed"); a uint8 view of the
+            # same bytes, which the kernel takes as well, compiles.
+            args = [t.view(torch.uint8) if i < len(self.inputs) and t.dtype in _RAW_VIEW_TYPES
+                    else t for i, t in enumerate(args)]
+        self.out_op(*args)
 
     def allocate_outputs(self, M: int, K: int, offsets: torch.Tensor | None = None,
                          device: Any = None) -> dict[str, torch.Tensor]:

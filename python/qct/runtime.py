@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -447,15 +448,19 @@ def _is_metadata(obj: object) -> bool:
 def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[str] | None = None,
          *, shape: tuple[int, ...] | None = None, arch: str | None = None,
          disable_cache: bool = False) -> Kernel:
-    """A kernel from a generated .cu (metadata .json beside it), a metadata .json, or a spec
-    .json (compiled with qct-compile from QCT_BUILD_DIR/bin into a temporary folder).
+    """A kernel from a generated .cu (metadata .json beside it), a metadata .json, a spec .json
+    (compiled through the compiler library), or the name of a bundled kernel
+    ("mxfp4_to_fp8_e4m3_row": generated/, or the installed package's copy of it).
 
     The schedule is `schedule` when given; else, with `shape=(M, K)` or `(M, K, G)`, the tuned one
     for that shape on this GPU (qct tune's cache, then specs/tuning/*.json) or the documented
     heuristic (qct.tuning); else the kernel's defaults."""
     path = Path(spec_or_generated)
     if not path.is_file():
-        raise QctError(f"{path}: no such file")
+        bundled = _bundled(str(spec_or_generated))
+        if bundled is None:
+            raise QctError(f"{path}: no such file (nor a bundled kernel of that name)")
+        path = bundled
     if path.suffix == ".cu":
         return _load_resolved(path, path.with_suffix(".json").read_text(), schedule, shape, arch,
                               disable_cache)
@@ -469,6 +474,16 @@ def load(spec_or_generated: str | Path, schedule: Mapping[str, int] | Iterable[s
     # A spec: the runtime compiles it through the compiler library (libqct_compiler.so).
     source, metadata = compile_spec(path)
     return _load_resolved(source, metadata, schedule, shape, arch, disable_cache)
+
+
+def _bundled(name: str) -> Path | None:
+    """The generated source of a bundled kernel named `name`, if there is one."""
+    from qct import layout
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return None
+    source = layout.generated_dir() / f"{name}.cu"
+    return source if source.is_file() else None
 
 
 def _load_resolved(source: Path | str, metadata: str,

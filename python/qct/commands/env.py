@@ -57,6 +57,15 @@ def _toolchain() -> dict[str, Any] | None:
         return None
 
 
+def _launch_extension() -> dict[str, Any]:
+    """The compiled launch path for torch tensors (python/ext/qct_launch.c): where it is looked
+    for and whether it is there."""
+    from qct import _fastlaunch
+
+    path = _fastlaunch.extension_path()
+    return {"path": path, "built": os.path.isfile(path)}
+
+
 def _print_toolchain(info: dict[str, Any]) -> None:
     nvrtc, driver = info["nvrtc"], info["driver"]
     if nvrtc["loaded"]:
@@ -86,11 +95,18 @@ def run(args: argparse.Namespace) -> int:
                      "affects_output": False, "value": os.environ.get(v.name, ""),
                      "owner": "python"})
     info = _toolchain() if not missing else None
+    launch = _launch_extension() if not missing else None
     if args.json:
-        print(json.dumps({"toolchain": info, "variables": rows}, indent=2))
+        print(json.dumps({"toolchain": info, "launch_extension": launch, "variables": rows},
+                         indent=2))
     else:
         if info is not None:
             _print_toolchain(info)
+        if launch is not None:
+            print(f"launch  {launch['path']}" if launch["built"] else
+                  f"launch  not built ({launch['path']} is missing): torch tensors take the "
+                  "ctypes path; build with Python's headers installed")
+            print()
         for r in rows:
             value = r["value"] if r["value"] else "(unset)"
             if r["name"] == toolchain.WHEEL_ENV and toolchain.exported:
