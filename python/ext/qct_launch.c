@@ -169,13 +169,15 @@ static long describe(PyObject *names, Py_ssize_t i, PyObject *x,
     return -1;
   }
   /* All-zero strides mean "contiguous" in the C ABI: only a broadcast has
-   * them here, and the runtime must see it as the strided tensor it is. */
-  int64_t any = 0, big = 0;
+   * them here, and the runtime must see it as the strided tensor it is. An
+   * empty tensor's strides say nothing (torch may report zeros for it). */
+  int64_t any = 0, big = 0, empty = 0;
   for (Py_ssize_t k = 0; k < ndim; ++k) {
     any |= t->strides[k];
     big |= t->shape[k] > 1;
+    empty |= t->shape[k] == 0;
   }
-  if (ndim && !any && big)
+  if (ndim && !any && big && !empty)
     return argError(names, i, "broadcast (zero-stride) tensors are not "
                               "supported");
   return device;

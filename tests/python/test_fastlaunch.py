@@ -153,6 +153,15 @@ def test_broadcast_is_refused(ext: ModuleType, kernel: runtime.Kernel) -> None:
         ext.launch(kernel._handle_value, kernel._names, None, *ts)
 
 
+def test_empty_tensors_with_zero_strides_pass(ext: ModuleType, kernel: runtime.Kernel) -> None:
+    """torch may report zero strides for an empty tensor: that is no broadcast."""
+    ts = [FakeTensor((0, 512), BF16, strides=(0, 0), ptr=0),
+          FakeTensor((0, 256), UINT8, strides=(0, 0), ptr=0),
+          FakeTensor((0, 16), UINT8, strides=(0, 0), ptr=0)]
+    status = ext.launch(kernel._handle_value, kernel._names, 0, *ts)
+    assert _ffi.STATUS_NAMES[status] != "QCT_ERR_VALIDATION", _last_error()
+
+
 def test_other_objects_take_the_general_path(ext: ModuleType, kernel: runtime.Kernel) -> None:
     ts: list[object] = list(_good())
     ts[1] = object()
