@@ -401,7 +401,10 @@ const char *qct_env_value(const char *name) {
 }
 
 const char *qct_cache_dir(void) {
-  if (guard([&] { tEnvValue = DiskCache::fromEnv().dir(); }) != QCT_OK)
+  // The folder alone: a malformed QCT_CACHE_MAX_BYTES does not hide it.
+  if (guard([&] {
+        tEnvValue = DiskCache(env::get("QCT_CACHE_DIR"), 0).dir();
+      }) != QCT_OK)
     return nullptr;
   return tEnvValue.c_str();
 }
@@ -416,7 +419,7 @@ const char *qct_cache_info_json(void) {
     nlohmann::json j = {{"dir", c.dir()},
                         {"entries", entries.size()},
                         {"bytes", bytes},
-                        {"max_bytes", env::getInt("QCT_CACHE_MAX_BYTES")},
+                        {"max_bytes", env::getBytes("QCT_CACHE_MAX_BYTES")},
                         {"enabled", !env::getBool("QCT_CACHE_DISABLE")},
                         {"writable", writable(c.dir())}};
     tCacheInfo = j.dump();

@@ -112,8 +112,8 @@ DiskCache::DiskCache(std::string root, std::uint64_t maxBytes)
     : root_(std::move(root)), dir_(root_ + "/v1"), maxBytes_(maxBytes) {}
 
 DiskCache DiskCache::fromEnv() {
-  std::int64_t max = env::getInt("QCT_CACHE_MAX_BYTES");
-  return DiskCache(env::get("QCT_CACHE_DIR"), max < 0 ? 0 : std::uint64_t(max));
+  return DiskCache(env::get("QCT_CACHE_DIR"),
+                   env::getBytes("QCT_CACHE_MAX_BYTES"));
 }
 
 std::string DiskCache::pathFor(const std::string &key) const {

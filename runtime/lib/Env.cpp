@@ -4,8 +4,11 @@
 
 #include "qct/runtime/Error.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace qct::rt::env {
 
@@ -16,9 +19,12 @@ const qct_env_var kTable[] = {
     {"QCT_CACHE_DIR", "path", "$XDG_CACHE_HOME/qct or ~/.cache/qct",
      "Folder of the on-disk kernel cache (entries under v1/).", 0},
     {"QCT_CACHE_DISABLE", "bool", "0",
-     "1: bypass the in-memory and the disk cache (always compile).", 0},
-    {"QCT_CACHE_MAX_BYTES", "int", "1073741824",
-     "Size bound of the disk cache; least recently used entries are evicted.",
+     "1/true/yes/on: bypass the in-memory and the disk cache (always "
+     "compile); 0/false/no/off or empty: use them.",
+     0},
+    {"QCT_CACHE_MAX_BYTES", "bytes", "1073741824",
+     "Size bound of the disk cache (a byte count, optionally with a K, M or G "
+     "suffix: powers of 1024); least recently used entries are evicted.",
      0},
     {"QCT_ARCH", "string", "",
      "GPU arch to compile for (e.g. sm_90a, sm_90) instead of the current "
@@ -95,7 +101,19 @@ std::string get(const char *name) {
 
 bool getBool(const char *name) {
   std::string v = get(name);
-  return !(v.empty() || v == "0" || v == "false" || v == "no" || v == "off");
+  std::string lower;
+  for (char c : v)
+    lower += char(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.empty() || lower == "0" || lower == "false" || lower == "no" ||
+      lower == "off")
+    return false;
+  if (lower == "1" || lower == "true" || lower == "yes" || lower == "on")
+    return true;
+  // Guessing would turn a typo into the opposite of what was meant.
+  fail(QCT_ERR_INVALID_ARGUMENT,
+       std::string(name) + "=" + v +
+           " is not a boolean; set it to 1, true, yes or on (or 0, false, no, "
+           "off, or leave it empty)");
 }
 
 std::int64_t getInt(const char *name) {
@@ -106,6 +124,45 @@ std::int64_t getInt(const char *name) {
     fail(QCT_ERR_INVALID_ARGUMENT,
          std::string(name) + "=" + v + " is not an integer");
   return n;
+}
+
+std::uint64_t getBytes(const char *name) {
+  std::string v = get(name);
+  auto bad = [&]() -> std::uint64_t {
+    fail(QCT_ERR_INVALID_ARGUMENT,
+         std::string(name) + "=" + v +
+             " is not a size; set it to a byte count, optionally with a K, M "
+             "or G suffix (powers of 1024), e.g. 1073741824 or 1G");
+  };
+  std::size_t digits = 0;
+  while (digits < v.size() &&
+         std::isdigit(static_cast<unsigned char>(v[digits])))
+    ++digits;
+  if (digits == 0 || v.size() - digits > 1)
+    return bad();
+  int shift = 0;
+  if (digits < v.size()) {
+    switch (std::toupper(static_cast<unsigned char>(v[digits]))) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    default:
+      return bad();
+    }
+  }
+  errno = 0;
+  unsigned long long n =
+      std::strtoull(v.substr(0, digits).c_str(), nullptr, 10);
+  if (errno == ERANGE ||
+      n > (std::numeric_limits<std::uint64_t>::max() >> shift))
+    return bad();
+  return std::uint64_t(n) << shift;
 }
 
 std::string outputAffectingValues() {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -165,9 +166,13 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
   auto bin = std::make_shared<CompiledBinary>();
   bin->key = k->key;
   bin->arch = k->arch;
-  DiskCache disk = DiskCache::fromEnv();
+  // Only a cached load reads the cache's settings: with the cache disabled a
+  // malformed QCT_CACHE_MAX_BYTES must not fail the load.
+  std::optional<DiskCache> disk;
+  if (cached)
+    disk.emplace(DiskCache::fromEnv());
   CacheEntry entry;
-  if (cached && disk.load(k->key, entry)) {
+  if (cached && disk->load(k->key, entry)) {
     bin->cubin = std::move(entry.cubin);
     try {
       bin->log = nlohmann::json::parse(entry.info).value("log", std::string());
@@ -212,7 +217,7 @@ std::unique_ptr<Kernel> Kernel::load(const std::string &sourceArg,
                              {"schedule", k->scheduleText},
                              {"log", bin->log},
                              {"created", std::int64_t(std::time(nullptr))}};
-      disk.store(k->key, CacheEntry{info.dump(), bin->cubin});
+      disk->store(k->key, CacheEntry{info.dump(), bin->cubin});
     }
   }
   bin->stats = kernelStats(bin->cubin, bin->log, k->meta.entry);

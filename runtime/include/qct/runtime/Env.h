@@ -26,8 +26,14 @@ const qct_env_var &declared(const char *name);
 
 /// The environment's value if set and non-empty, else the declared default.
 std::string get(const char *name);
+/// 1/true/yes/on is true, 0/false/no/off or unset is false (any case);
+/// anything else fails with QCT_ERR_INVALID_ARGUMENT naming the variable.
+/// Every bool variable is read through this one parse.
 bool getBool(const char *name);
 std::int64_t getInt(const char *name);
+/// A byte count with an optional K, M or G suffix (powers of 1024); anything
+/// else fails with QCT_ERR_INVALID_ARGUMENT naming the variable.
+std::uint64_t getBytes(const char *name);
 
 /// "NAME=value\n" for every variable with affects_output, for the cache key.
 std::string outputAffectingValues();
