@@ -125,6 +125,7 @@ def _common_files() -> set[str]:
     tuning = {f"qct/share/qct/tuning/{p.name}" for p in (REPO / "specs" / "tuning").glob("*.json")}
     return headers | device | tuning | {
         "qct/__init__.py", "qct/cli.py", "qct/lib/libqct_runtime.so", "qct/lib/libqct_reference.so",
+        "qct/ops.py", "qct/gemm.py", "qct/csrc/torch_kernels.cpp",
         "qct/share/qct/build-info.json", "qct/share/qct/generated/mxfp4_to_fp8_e4m3_row.cu",
         "qct/share/qct/generated/mxfp4_to_fp8_e4m3_row.json", "qct/lib/cmake/qct/qctConfig.cmake",
         "qct/lib/cmake/qct/qctConfigVersion.cmake", f"qct-{VERSION}.dist-info/licenses/LICENSE"}
