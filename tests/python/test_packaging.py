@@ -71,6 +71,21 @@ class Installed:
         return self.run(self.python, "-c", code)
 
 
+# scikit-build-core's editable install (tools/setup's) puts a finder on sys.meta_path from a .pth in
+# the system's site-packages, which a --system-site-packages venv processes too: it would serve the
+# checkout's qct ahead of the wheel's. The venv's sitecustomize, which runs after every .pth,
+# takes such finders off again.
+_SITECUSTOMIZE = """import sys
+sys.meta_path[:] = [f for f in sys.meta_path
+                    if not type(f).__module__.startswith("_editable_skbc_")]
+"""
+
+
+def _hide_editable_hooks(venv: Path) -> None:
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+
+
 def _build_and_install(tmp: Path, name: str, defines: dict[str, str]) -> Installed:
     build_dir = REPO / "build-pkg" / name
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -96,6 +111,7 @@ def _build_and_install(tmp: Path, name: str, defines: dict[str, str]) -> Install
                               str(wheel)],
                              env=env, capture_output=True, text=True, timeout=600)
     assert install.returncode == 0, install.stdout + install.stderr
+    _hide_editable_hooks(venv)
     cwd = tmp / "elsewhere"
     cwd.mkdir()
     return Installed(wheel, venv, cwd)
