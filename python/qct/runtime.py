@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import operator
 import re
 import sys
 from dataclasses import dataclass
@@ -99,8 +100,9 @@ class _DLTensor(ctypes.Structure):
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
-def _describe(name: str, x: object, keep: list[object]) -> _ffi.Tensor:
-    """A qct_tensor for x (strides in elements). `keep` holds objects that must outlive the call."""
+def _describe(name: str, x: object, keep: list[object], is_output: bool = False) -> _ffi.Tensor:
+    """A qct_tensor for x (strides in elements). `keep` holds objects that must outlive the call;
+    `is_output`: the kernel writes x, so a read-only array is refused."""
     if _is_torch(x):
         if not x.is_cuda:  # type: ignore[attr-defined]
             raise QctError(f"argument '{name}': a CUDA tensor is required, found one on {x.device}")  # type: ignore[attr-defined]
@@ -110,18 +112,7 @@ def _describe(name: str, x: object, keep: list[object]) -> _ffi.Tensor:
         return _tensor(name, x.data_ptr(), dtype, tuple(x.shape), tuple(x.stride()))  # type: ignore[attr-defined]
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
-        typestr = cai["typestr"]
-        dtype = _TYPESTRS.get(typestr[1:])
-        if dtype is None:
-            raise QctError(f"argument '{name}': unsupported __cuda_array_interface__ typestr {typestr}")
-        itemsize = int(typestr[2:])
-        strides = cai.get("strides")
-        if strides is not None:
-            if any(s % itemsize for s in strides):
-                raise QctError(f"argument '{name}': byte strides {strides} are not a multiple of "
-                               f"the element size {itemsize}")
-            strides = tuple(s // itemsize for s in strides)
-        return _tensor(name, int(cai["data"][0]), dtype, tuple(cai["shape"]), strides)
+        return _tensor(name, *_from_cuda_array_interface(name, cai, is_output))
     if hasattr(x, "__dlpack__"):
         capsule = x.__dlpack__()
         keep.append(capsule)  # unconsumed: the capsule's destructor frees it after the call
@@ -144,16 +135,94 @@ def _describe(name: str, x: object, keep: list[object]) -> _ffi.Tensor:
                    "__cuda_array_interface__ or __dlpack__)")
 
 
+def _int_tuple(name: str, what: str, value: object) -> tuple[int, ...]:
+    """value as a tuple of Python ints (a tuple or list of integers, numpy's included)."""
+    if not isinstance(value, (tuple, list)):
+        raise QctError(f"argument '{name}': __cuda_array_interface__ {what} must be a tuple of "
+                       f"integers, found {type(value).__name__}")
+    try:
+        # operator.index takes every integer type (numpy's too) and refuses floats and strings.
+        return tuple(operator.index(v) for v in value)
+    except TypeError:
+        raise QctError(f"argument '{name}': __cuda_array_interface__ {what} must be a tuple of "
+                       f"integers, found {value!r}") from None
+
+
+def _from_cuda_array_interface(name: str, cai: object, is_output: bool
+                               ) -> tuple[int, str, tuple[int, ...], tuple[int, ...] | None]:
+    """(pointer, dtype, shape, element strides) from a __cuda_array_interface__ dict; every rule
+    of the protocol qct relies on is checked here, so a malformed dict is one QctError naming the
+    argument, never a KeyError or a silently wrong launch."""
+    where = f"argument '{name}': __cuda_array_interface__"
+    if not isinstance(cai, dict):
+        raise QctError(f"{where} must be a dict, found {type(cai).__name__}")
+    missing = [k for k in ("shape", "typestr", "data") if k not in cai]
+    if missing:
+        raise QctError(f"{where} lacks the required key(s) {', '.join(missing)}")
+    if cai.get("mask") is not None:
+        raise QctError(f"{where} has a mask; masked arrays are not supported (pass the data "
+                       "without the mask)")
+    shape = _int_tuple(name, "shape", cai["shape"])
+    typestr = cai["typestr"]
+    dtype = _TYPESTRS.get(typestr[1:]) if isinstance(typestr, str) else None
+    if dtype is None or typestr[0] not in "<>|=":
+        raise QctError(f"{where} typestr {typestr!r} is not supported (supported: "
+                       f"{', '.join('<' + t for t in _TYPESTRS)})")
+    itemsize = int(typestr[2:])
+    # The kernels read and write little-endian data; '=' is the host's order.
+    big = typestr[0] == ">" or (typestr[0] == "=" and sys.byteorder == "big")
+    if big and itemsize > 1:
+        raise QctError(f"{where} typestr {typestr!r} is big-endian; the kernels need little-endian "
+                       f"data ('<{typestr[1:]}')")
+    data = cai["data"]
+    if not (isinstance(data, (tuple, list)) and len(data) == 2):
+        raise QctError(f"{where} data must be a (pointer, read_only) pair, found {data!r}")
+    try:
+        ptr = operator.index(data[0] or 0)  # a pointer of None: an empty array
+    except TypeError:
+        raise QctError(f"{where} data pointer must be an integer, found {data[0]!r}") from None
+    if is_output and data[1]:
+        raise QctError(f"{where} marks the array read-only, but '{name}' is an output the kernel "
+                       "writes; pass a writable array")
+    strides = cai.get("strides")
+    if strides is not None:
+        strides = _int_tuple(name, "strides", strides)
+        if len(strides) != len(shape):
+            raise QctError(f"{where} has {len(strides)} strides for {len(shape)} dims; give one "
+                           "stride per dim (or None for contiguous)")
+        if any(s % itemsize for s in strides):
+            raise QctError(f"argument '{name}': byte strides {strides} are not a multiple of "
+                           f"the element size {itemsize}")
+        strides = tuple(s // itemsize for s in strides)
+    return ptr, dtype, shape, strides
+
+
+# What the C fields hold (void*, int64_t): a Python int outside these would be stored truncated,
+# so a dimension of 2^64 + 64 would be validated as 64.
+_POINTER_RANGE = (0, 1 << 64, "[0, 2^64)")
+_DIM_RANGE = (0, 1 << 63, "[0, 2^63)")
+_STRIDE_RANGE = (-(1 << 63), 1 << 63, "[-2^63, 2^63)")
+
+
+def _in_range(name: str, what: str, value: int, bounds: tuple[int, int, str]) -> int:
+    lo, hi, text = bounds
+    if not lo <= value < hi:
+        raise QctError(f"argument '{name}': {what} {value} is out of range (must be in {text})")
+    return value
+
+
 def _tensor(name: str, ptr: int, dtype: str, shape: tuple[int, ...],
             strides: tuple[int, ...] | None) -> _ffi.Tensor:
     if len(shape) > _ffi.MAX_DIMS:
         raise QctError(f"argument '{name}': {len(shape)} dims (at most {_ffi.MAX_DIMS})")
+    if strides is not None and len(strides) != len(shape):
+        raise QctError(f"argument '{name}': {len(strides)} strides for {len(shape)} dims")
     t = _ffi.Tensor()
-    t.data = ptr or None
+    t.data = _in_range(name, "pointer", ptr, _POINTER_RANGE) or None
     t.ndim = len(shape)
     t.dtype = _ffi.DTYPES[dtype]
     for i, d in enumerate(shape):
-        t.shape[i] = d
+        t.shape[i] = _in_range(name, f"dim {i}", d, _DIM_RANGE)
     if strides is not None:
         if strides == (0,) * len(shape) and len(shape):
             # All-zero means "contiguous" in the C ABI; only a broadcast gives zeros here (an
@@ -161,7 +230,7 @@ def _tensor(name: str, ptr: int, dtype: str, shape: tuple[int, ...],
             if any(d > 1 for d in shape) and all(d > 0 for d in shape):
                 raise QctError(f"argument '{name}': broadcast (zero-stride) tensors are not supported")
         for i, s in enumerate(strides):
-            t.strides[i] = s
+            t.strides[i] = _in_range(name, f"stride {i}", s, _STRIDE_RANGE)
     return t
 
 
@@ -372,7 +441,7 @@ class Kernel:
     def _descriptors(self, tensors: list[object], keep: list[object]) -> ctypes.Array[_ffi.Tensor]:
         array = (_ffi.Tensor * max(1, len(tensors)))()
         for i, (b, x) in enumerate(zip(self.buffers, tensors)):
-            array[i] = _describe(b.name, x, keep)
+            array[i] = _describe(b.name, x, keep, is_output=b.is_output)
         return array
 
     def validate(self, *args: object, **named: object) -> LaunchPlan:
