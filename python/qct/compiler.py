@@ -29,6 +29,14 @@ def compiler_path() -> Path:
                    "QCT_BUILD_DIR to your build folder)")
 
 
+def path_arg(path: Path) -> str:
+    """`path` as a qct-compile argument that is always a file: a name that starts with `-` would
+    be read as an option (`--version`) or as stdin (`-`, which is also what Path("./-") prints),
+    so it gets a `./` in front. Callers pass the specs after `--` as well."""
+    text = str(path)
+    return f"./{text}" if text.startswith("-") else text
+
+
 def run_compiler(args: list[str], capture: bool = False) -> subprocess.CompletedProcess[str]:
     """Runs qct-compile with args; its diagnostics go straight to the user's stderr."""
     return subprocess.run([str(compiler_path()), *args], text=True,

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from qct.cli import QctError
-from qct.compiler import run_compiler
+from qct.compiler import path_arg, run_compiler
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,4 +21,4 @@ def run(args: argparse.Namespace) -> int:
     for spec in args.specs:
         if not spec.is_file():
             raise QctError(f"SPEC {spec}: no such file")
-    return run_compiler(["--check", *map(str, args.specs)]).returncode
+    return run_compiler(["--check", "--", *map(path_arg, args.specs)]).returncode

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from qct.cli import QctError
-from qct.compiler import run_compiler
+from qct.compiler import path_arg, run_compiler
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,31 +22,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+# A file name holds 255 bytes; the compiler writes <name>.json through a temporary file named
+# after it, so longer names fail halfway (the .cu written, its .json not). docs/spec-language.md.
+MAX_NAME = 200
+
+
 def run(args: argparse.Namespace) -> int:
     for spec in args.specs:
         if not spec.is_file():
             raise QctError(f"SPEC {spec}: no such file")
-    args.output.mkdir(parents=True, exist_ok=True)
-    result = run_compiler([*map(str, args.specs), "-o", str(args.output)])
+    names = {}
+    for spec in args.specs:  # every spec's diagnostics, then stop: nothing is written yet
+        names[spec] = _name_of(spec)
+    if None in names.values():
+        return 1
+    for spec, name in names.items():
+        if len(name) > MAX_NAME:
+            raise QctError(f"SPEC {spec}: name '{name[:16]}...' is {len(name)} characters; names "
+                           f"are limited to {MAX_NAME} (they become the file names <name>.cu and "
+                           "<name>.json); shorten it")
+    _make_output_dir(args.output)
+    result = run_compiler(["-o", path_arg(args.output), "--", *map(path_arg, args.specs)])
     if result.returncode != 0:
         return result.returncode
     if args.cubin:
         from qct.runtime import compile_to_cubin  # needs only NVRTC, no GPU
 
         for spec in args.specs:
-            metadata = _metadata_for(spec, args.output)
-            cubin = compile_to_cubin(metadata.with_suffix(".cu"), arch=args.arch)
-            out = metadata.with_suffix(".cubin")
+            source = args.output / f"{names[spec]}.cu"
+            cubin = compile_to_cubin(source, arch=args.arch)
+            out = source.with_suffix(".cubin")
             out.write_bytes(cubin)
             print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
-def _metadata_for(spec: Path, out_dir: Path) -> Path:
-    """DIR/<name>.json for SPEC, the name taken from the compiler's normalized spec."""
-    import json
+def _make_output_dir(out: Path) -> None:
+    """-o DIR, created if needed; a one-line error where it is a file or cannot be made."""
+    if out.exists() and not out.is_dir():
+        raise QctError(f"-o {out}: is a file, not a folder; give a folder for the .cu/.json files")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise QctError(f"-o {out}: cannot create the output folder: {e.strerror or e}") from None
 
-    result = run_compiler(["--stage=spec", str(spec)], capture=True)
+
+def _name_of(spec: Path) -> str | None:
+    """The spec's name from the compiler's normalized spec; None where the spec is invalid (the
+    compiler has printed why)."""
+    result = run_compiler(["--stage=spec", "--", path_arg(spec)], capture=True)
     if result.returncode != 0:
-        raise QctError(f"SPEC {spec}: could not read its normalized form")
-    return out_dir / f"{json.loads(result.stdout)['name']}.json"
+        return None
+    return str(json.loads(result.stdout)["name"])

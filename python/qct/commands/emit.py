@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from qct.cli import QctError
-from qct.compiler import run_compiler
+from qct.compiler import path_arg, run_compiler
 
 STAGES = ("spec", "qct", "lowered", "cuda")
 
@@ -23,4 +23,4 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.spec.is_file():
         raise QctError(f"SPEC {args.spec}: no such file")
-    return run_compiler([f"--stage={args.stage}", str(args.spec)]).returncode
+    return run_compiler([f"--stage={args.stage}", "--", path_arg(args.spec)]).returncode

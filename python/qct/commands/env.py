@@ -17,13 +17,18 @@ from typing import Any
 
 from qct import env
 
+# Not 0: a script that runs `qct env` to see whether qct is usable must learn that it is not.
+EXIT_NO_RUNTIME = 1
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("env", help="show the NVRTC and driver loaded and the variables qct reads",
                        description="The NVRTC and CUDA driver the runtime loaded (path, version, "
                        "which source of the search order found it, what it passed over), then "
                        "every environment variable of the runtime library and the Python package: "
-                       "name, type, default, current value and meaning.")
+                       "name, type, default, current value and meaning. Exit 0; exit "
+                       f"{EXIT_NO_RUNTIME} when the runtime library is not found (the Python "
+                       "package's variables are still printed; stderr says what is missing).")
     p.add_argument("--json", action="store_true",
                    help='print JSON instead of text: {"toolchain": ..., "variables": [...]}')
     p.set_defaults(func=run)
@@ -119,4 +124,5 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"qct env: the runtime's variables and toolchain are not listed: {missing}",
               file=sys.stderr)
+        return EXIT_NO_RUNTIME
     return 0

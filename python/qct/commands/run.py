@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from qct import runtime, verify
     from qct.gpu import require_gpu, time_launches
 
+    # Before the GPU checks: a typo in SPEC should not be reported as a missing torch or GPU.
+    if not args.spec.is_file() and runtime._bundled(str(args.spec)) is None:
+        raise QctError(f"SPEC {args.spec}: no such file (nor a bundled kernel of that name)")
     if args.m < 0 or args.k <= 0:
         raise QctError(f"--m must be >= 0 and --k > 0, found M={args.m}, K={args.k}")
     require_gpu()
